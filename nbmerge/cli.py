@@ -1,0 +1,124 @@
+"""The ``nbmerge`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+
+from .errors import NbmergeError
+
+
+def _parse_kv(items: list[str]) -> dict[str, str]:
+    out = {}
+    for item in items or []:
+        if "=" not in item:
+            raise NbmergeError(f"--param expects KEY=VALUE, got {item!r}")
+        key, value = item.split("=", 1)
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _size(text: str) -> int:
+    units = {"K": 2**10, "M": 2**20, "G": 2**30}
+    text = text.strip().upper().rstrip("B")
+    if text and text[-1] in units:
+        return int(float(text[:-1]) * units[text[-1]])
+    return int(text)
+
+
+def cmd_methods(args) -> int:
+    from .registry import all_methods
+
+    rows = []
+    for m in all_methods():
+        needs = "data-free" if m.data_free else "needs " + ", ".join(m.needs)
+        params = ", ".join(f"{p.name}={p.default}" for p in m.params.values())
+        rows.append((m.name, needs, params, m.paper))
+    if args.verbose:
+        for m in all_methods():
+            print(f"{m.name}  ({'data-free' if m.data_free else 'needs ' + ', '.join(m.needs)})  {m.paper}")
+            print(f"    {m.summary}")
+            for p in m.params.values():
+                print(f"    --param {p.name}={p.default!s:<8} {p.help}")
+        return 0
+    header = ("method", "statistics", "parameters (defaults)", "paper")
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(4)]
+    for row in [header, tuple("-" * w for w in widths)] + rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    return 0
+
+
+def cmd_merge(args) -> int:
+    import torch
+
+    from .merge import merge_to_file
+    from .walker import Walk
+
+    params = _parse_kv(args.param)
+    if args.seed is not None:
+        # Every random operation takes its own seed (DARE's masks); --seed sets it where a method has one,
+        # and seeds the global RNGs only as a safeguard.
+        from .registry import get_method
+
+        if "seed" in get_method(args.method).params and "seed" not in params:
+            params["seed"] = str(args.seed)
+        torch.manual_seed(args.seed)
+        random.seed(args.seed)
+    walk = Walk(matrix_rule=args.matrix_rule, qkv=args.qkv, fallback=args.fallback, exclude=tuple(args.exclude),
+                matrix_exclude=tuple(args.matrix_exclude), device=args.device)
+    start = time.perf_counter()
+    written = merge_to_file(args.method, args.base, args.experts, args.out, params, grams=args.grams,
+                            fishers=args.fishers, walk=walk,
+                            max_shard_bytes=_size(args.max_shard_size) if args.max_shard_size else None)
+    elapsed = time.perf_counter() - start
+    print(f"merged {len(args.experts)} experts with {args.method} in {elapsed:.2f}s -> "
+          + ", ".join(str(p) for p in written))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="nbmerge", description="Model merging solvers and reproducible reports.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("methods", help="list the registered merge methods")
+    p.add_argument("-v", "--verbose", action="store_true", help="show every parameter with its meaning")
+    p.set_defaults(func=cmd_methods)
+
+    p = sub.add_parser("merge", help="merge safetensors checkpoints")
+    p.add_argument("--method", required=True)
+    p.add_argument("--base", required=True, help="pretrained checkpoint (.safetensors, index.json or folder)")
+    p.add_argument("--experts", nargs="+", required=True, help="fine-tuned checkpoints, one per task")
+    p.add_argument("--out", required=True, help="output .safetensors path")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="method parameter")
+    p.add_argument("--grams", nargs="+", help="per-expert input Grams (XᵀX per linear weight key)")
+    p.add_argument("--fishers", nargs="+", help="per-expert diagonal Fisher files (same keys as the model)")
+    p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N]")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--matrix-rule", choices=["ndim2", "linear_only"], default=None,
+                   help="which tensors take the matrix path (default: the method's reference rule)")
+    p.add_argument("--qkv", choices=["as_is", "split", "fused"], default="as_is")
+    p.add_argument("--fallback", choices=["mean", "sum", "base"], default=None,
+                   help="non-matrix tensors (default: the method's reference fallback)")
+    p.add_argument("--exclude", action="append", default=[], metavar="REGEX",
+                   help="keys kept at the base value and not checked against the experts")
+    p.add_argument("--matrix-exclude", action="append", default=[], metavar="REGEX",
+                   help="2-D keys sent to the fallback instead of the matrix path")
+    p.add_argument("--max-shard-size", default=None, help="e.g. 2G: write shards plus an index above this")
+    p.set_defaults(func=cmd_merge)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except NbmergeError as exc:
+        print(f"nbmerge: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,272 @@
+"""Checkpoint I/O: lazy per-tensor safetensors reading and atomic (optionally sharded) writing.
+
+A *tensor source* is anything with ``keys()``, ``shape(key)``, ``dtype(key)`` and ``get(key)``. Merging
+reads one tensor of each expert at a time through these sources, so merging T experts never holds T whole
+models in memory. Every file is written under a temporary name and renamed into place only when complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Protocol, Union
+
+import torch
+from safetensors import SafetensorError, safe_open
+from safetensors.torch import save as st_save
+
+from .errors import CheckpointError
+
+StateDict = dict[str, torch.Tensor]
+
+_ST_DTYPES = {
+    "F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16,
+    "I64": torch.int64, "I32": torch.int32, "I16": torch.int16, "I8": torch.int8, "U8": torch.uint8,
+    "BOOL": torch.bool,
+}
+INDEX_SUFFIX = ".index.json"
+
+
+class TensorSource(Protocol):
+    name: str
+
+    def keys(self) -> list[str]: ...
+    def shape(self, key: str) -> tuple[int, ...]: ...
+    def dtype(self, key: str) -> torch.dtype: ...
+    def get(self, key: str) -> torch.Tensor: ...
+
+
+class DictSource:
+    """An in-memory state dict seen as a tensor source."""
+
+    def __init__(self, tensors: Mapping[str, torch.Tensor], name: str = "<state dict>"):
+        for key, value in tensors.items():
+            if not isinstance(value, torch.Tensor):
+                raise CheckpointError(f"{name}: value of {key!r} is a {type(value).__name__}, not a tensor")
+        self._tensors = tensors
+        self.name = name
+
+    def keys(self) -> list[str]:
+        return list(self._tensors.keys())
+
+    def shape(self, key: str) -> tuple[int, ...]:
+        return tuple(self._tensors[key].shape)
+
+    def dtype(self, key: str) -> torch.dtype:
+        return self._tensors[key].dtype
+
+    def get(self, key: str) -> torch.Tensor:
+        return self._tensors[key]
+
+
+class SafetensorsSource:
+    """One or more safetensors files (a single file, a sharded ``*.index.json``, or a folder) read lazily."""
+
+    def __init__(self, path: Union[str, os.PathLike]):
+        path = Path(path)
+        self.name = str(path)
+        files = _resolve_files(path)
+        self._handles = {}
+        self._where: dict[str, str] = {}
+        for file in files:
+            try:
+                handle = safe_open(str(file), framework="pt", device="cpu")
+            except (SafetensorError, OSError, ValueError) as exc:
+                raise CheckpointError(f"{file}: not a readable safetensors file ({exc}); "
+                                      "it may be corrupt or truncated") from exc
+            self._handles[str(file)] = handle
+            for key in handle.keys():
+                if key in self._where:
+                    raise CheckpointError(f"{self.name}: key {key!r} appears in two shards")
+                self._where[key] = str(file)
+
+    def keys(self) -> list[str]:
+        return list(self._where.keys())
+
+    def _slice(self, key: str):
+        return self._handles[self._where[key]].get_slice(key)
+
+    def shape(self, key: str) -> tuple[int, ...]:
+        return tuple(self._slice(key).get_shape())
+
+    def dtype(self, key: str) -> torch.dtype:
+        code = self._slice(key).get_dtype()
+        if code not in _ST_DTYPES:
+            raise CheckpointError(f"{self.name}: tensor {key!r} has unsupported dtype {code}")
+        return _ST_DTYPES[code]
+
+    def get(self, key: str) -> torch.Tensor:
+        try:
+            return self._handles[self._where[key]].get_tensor(key)
+        except (SafetensorError, OSError, RuntimeError) as exc:
+            raise CheckpointError(f"{self._where[key]}: cannot read tensor {key!r} ({exc}); "
+                                  "the file may be truncated") from exc
+
+
+def _resolve_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        indexes = sorted(path.glob("*.safetensors" + INDEX_SUFFIX))
+        if len(indexes) == 1:
+            return _resolve_files(indexes[0])
+        files = sorted(path.glob("*.safetensors"))
+        if not files:
+            raise CheckpointError(f"{path}: folder holds no *.safetensors files")
+        return files
+    if not path.exists():
+        raise CheckpointError(f"{path}: no such file")
+    if path.name.endswith(INDEX_SUFFIX):
+        try:
+            index = json.loads(path.read_text())
+            shard_names = sorted(set(index["weight_map"].values()))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CheckpointError(f"{path}: not a valid safetensors index ({exc})") from exc
+        files = [path.parent / name for name in shard_names]
+        missing = [str(f) for f in files if not f.exists()]
+        if missing:
+            raise CheckpointError(f"{path}: shard files missing: {', '.join(missing)}")
+        return files
+    return [path]
+
+
+Source = Union[str, os.PathLike, Mapping[str, torch.Tensor], TensorSource]
+
+
+def as_source(obj: Source, name: str | None = None) -> TensorSource:
+    """Accept a path, a state dict, or an existing source."""
+    if isinstance(obj, (str, os.PathLike)):
+        return SafetensorsSource(obj)
+    if isinstance(obj, Mapping):
+        return DictSource(obj, name or "<state dict>")
+    if all(hasattr(obj, attr) for attr in ("keys", "shape", "dtype", "get")):
+        return obj  # type: ignore[return-value]
+    raise CheckpointError(f"cannot read a checkpoint from a {type(obj).__name__}")
+
+
+def load_state_dict(path: Union[str, os.PathLike]) -> StateDict:
+    """Load a whole checkpoint (file, index or folder) into memory."""
+    source = SafetensorsSource(path)
+    return {key: source.get(key) for key in source.keys()}
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Writing
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path: Union[str, os.PathLike], text: str) -> None:
+    _atomic_write(Path(path), text.encode())
+
+
+def _contiguous_cpu(tensors: Mapping[str, torch.Tensor]) -> StateDict:
+    return {key: value.detach().to("cpu").contiguous() for key, value in tensors.items()}
+
+
+def save_state_dict(tensors: Mapping[str, torch.Tensor], path: Union[str, os.PathLike],
+                    metadata: Mapping[str, str] | None = None) -> None:
+    """Write one safetensors file atomically."""
+    data = st_save(_contiguous_cpu(tensors), metadata=dict(metadata) if metadata else None)
+    _atomic_write(Path(path), data)
+
+
+class ShardedWriter:
+    """Stream tensors into safetensors shards of at most ``max_shard_bytes`` each.
+
+    Shards go to hidden temporary files; ``close()`` renames them to ``<stem>-0000i-of-0000n.safetensors``
+    and writes ``<name>.index.json`` last. If everything fits in one shard the output is the single file
+    ``path``. On error (or ``abort()``) every temporary file is removed and nothing appears at ``path``.
+    """
+
+    def __init__(self, path: Union[str, os.PathLike], max_shard_bytes: int | None = None,
+                 metadata: Mapping[str, str] | None = None):
+        self.path = Path(path)
+        self.max_shard_bytes = max_shard_bytes
+        self.metadata = dict(metadata) if metadata else None
+        self._pending: StateDict = {}
+        self._pending_bytes = 0
+        self._shards: list[tuple[Path, list[str]]] = []
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def add(self, key: str, tensor: torch.Tensor) -> None:
+        size = tensor.numel() * tensor.element_size()
+        if self.max_shard_bytes and self._pending and self._pending_bytes + size > self.max_shard_bytes:
+            self._flush()
+        self._pending[key] = tensor.detach().to("cpu").contiguous()
+        self._pending_bytes += size
+
+    def _flush(self) -> None:
+        data = st_save(self._pending, metadata=self.metadata)
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.shard{len(self._shards)}.", suffix=".tmp",
+                                   dir=self.path.parent)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        self._shards.append((Path(tmp), list(self._pending)))
+        self._pending, self._pending_bytes = {}, 0
+
+    def close(self) -> list[Path]:
+        try:
+            if self._pending or not self._shards:
+                self._flush()
+            if len(self._shards) == 1:
+                os.replace(self._shards[0][0], self.path)
+                self._shards = []
+                return [self.path]
+            stem = self.path.name[: -len(".safetensors")] if self.path.name.endswith(".safetensors") \
+                else self.path.name
+            n = len(self._shards)
+            weight_map, finals = {}, []
+            for i, (tmp, keys) in enumerate(self._shards, start=1):
+                final = self.path.parent / f"{stem}-{i:05d}-of-{n:05d}.safetensors"
+                os.replace(tmp, final)
+                finals.append(final)
+                weight_map.update({key: final.name for key in keys})
+            self._shards = []
+            index = self.path.parent / (self.path.name + INDEX_SUFFIX)
+            atomic_write_text(index, json.dumps({"metadata": self.metadata or {}, "weight_map": weight_map},
+                                                indent=1))
+            return finals + [index]
+        except BaseException:
+            self.abort()
+            raise
+
+    def abort(self) -> None:
+        for tmp, _ in self._shards:
+            if tmp.exists():
+                tmp.unlink()
+        self._shards, self._pending = [], {}
+
+
+def write_tensors(items: Iterable[tuple[str, torch.Tensor]], path: Union[str, os.PathLike],
+                  max_shard_bytes: int | None = None, metadata: Mapping[str, str] | None = None) -> list[Path]:
+    """Consume ``(key, tensor)`` pairs into an atomic (possibly sharded) safetensors output."""
+    writer = ShardedWriter(path, max_shard_bytes=max_shard_bytes, metadata=metadata)
+    try:
+        for key, tensor in items:
+            writer.add(key, tensor)
+    except BaseException:
+        writer.abort()
+        raise
+    return writer.close()
+
+
+def iter_items(source: TensorSource) -> Iterator[tuple[str, torch.Tensor]]:
+    for key in source.keys():
+        yield key, source.get(key)

@@ -1,0 +1,45 @@
+"""Merging by method name: the entry point the CLI and the notebooks share."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Optional
+
+from .errors import MethodError
+from .io import Source, StateDict, write_tensors
+from .registry import get_method
+from .walker import Walk
+
+
+def _call(method: str, base: Source, experts: Sequence[Source], params: Optional[Mapping[str, Any]],
+          grams, fishers, walk: Optional[Walk], stream: bool):
+    spec = get_method(method)
+    kwargs = spec.check_params(dict(params or {}))
+    stats = {"grams": grams, "fishers": fishers}
+    for name, value in stats.items():
+        if name in spec.needs:
+            if value is None:
+                raise MethodError(f"method {method!r} needs {name}: give one {name} file per expert")
+            kwargs[name] = value
+        elif value is not None:
+            raise MethodError(f"method {method!r} does not use {name}")
+    return spec.fn(base, experts, **kwargs, walk=walk, stream=stream)
+
+
+def merge(method: str, base: Source, experts: Sequence[Source], params: Optional[Mapping[str, Any]] = None, *,
+          grams=None, fishers=None, walk: Optional[Walk] = None) -> StateDict:
+    """Merge ``experts`` (paths or state dicts) into ``base`` with the registered ``method``."""
+    return _call(method, base, experts, params, grams, fishers, walk, stream=False)
+
+
+def merge_to_file(method: str, base: Source, experts: Sequence[Source], out: str | os.PathLike,
+                  params: Optional[Mapping[str, Any]] = None, *, grams=None, fishers=None,
+                  walk: Optional[Walk] = None, max_shard_bytes: Optional[int] = None) -> list[Path]:
+    """Merge and write the result tensor by tensor, atomically (sharded above ``max_shard_bytes``)."""
+    items = _call(method, base, experts, params, grams, fishers, walk, stream=True)
+    metadata = {"nbmerge_method": method, "nbmerge_params": json.dumps(dict(params or {}), sort_keys=True,
+                                                                        default=str)}
+    return write_tensors(items, out, max_shard_bytes=max_shard_bytes, metadata=metadata)

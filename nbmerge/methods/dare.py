@@ -1,0 +1,65 @@
+"""DARE (Yu et al., ICML 2024): drop and rescale task-vector entries, then TA or TIES."""
+
+from __future__ import annotations
+
+import zlib
+
+import torch
+
+from ..errors import MethodError
+from ..registry import register
+from ..walker import Rule, sum_kernel, walk_merge
+from .ties import check_ties_params, ties_kernel, ties_prepare
+
+
+def dare_drop(deltas: list[torch.Tensor], *, key: str, p: float = 0.5, rescale: bool = True, seed: int = 0,
+              tasks: list[int] | None = None) -> list[torch.Tensor]:
+    """τ̃_t = m_t ⊙ τ_t / (1 − p), m_t ~ Bernoulli(1 − p).
+
+    Each (key, task) mask comes from its own CPU generator seeded from (seed, key, task), so the masks do not
+    depend on the order tensors are visited, on how often they are read (TIES reads them three times) or on
+    the device.
+    """
+    if not 0.0 <= p < 1.0:
+        raise MethodError(f"dare: drop rate p must be in [0, 1), got {p}")
+    tasks = list(range(len(deltas))) if tasks is None else tasks
+    out = []
+    for t, delta in zip(tasks, deltas):
+        generator = torch.Generator().manual_seed(zlib.crc32(f"{seed}/{t}/{key}".encode()))
+        keep = torch.rand(delta.shape, generator=generator) >= p
+        dropped = delta * keep.to(delta.device)
+        out.append(dropped / (1.0 - p) if rescale else dropped)
+    return out
+
+
+def dare_prepare(view, *, merge: str = "ta", density: float = 0.2, **_):
+    if merge == "ta":
+        return {}
+    if merge != "ties":
+        raise MethodError(f"dare: merge must be 'ta' or 'ties', got {merge!r}")
+    check_ties_params(density, "mean")
+    return ties_prepare(view, density=density, merge="mean")
+
+
+def dare_kernel(deltas, *, merge: str = "ta", thresholds=None, majority=None):
+    if merge == "ta":
+        return sum_kernel(deltas)
+    return ties_kernel(deltas, thresholds=thresholds, majority=majority, merge="mean")
+
+
+RULE = Rule(matrix=None, fallback=dare_kernel, prepare=dare_prepare, transform=dare_drop)
+
+
+# Defaults: FusionBench's DARE-TA (sparsity_ratio 0.5, rescale, α = 0.3; METHODS.md §4).
+@register("dare", paper="https://arxiv.org/abs/2311.03099",
+          help={"p": "drop rate: probability that a task-vector entry is zeroed",
+                "rescale": "divide kept entries by (1 − p)",
+                "merge": "what follows the drop: ta (task arithmetic) | ties (TIES with dis-mean)",
+                "density": "TIES density when merge=ties",
+                "seed": "seed of the drop masks",
+                "scale": "global coefficient α: θ = θ₀ + α·τ_merged"})
+def dare(base, experts, *, p: float = 0.5, rescale: bool = True, merge: str = "ta", density: float = 0.2,
+         seed: int = 0, scale: float = 0.3, walk=None, stream=False):
+    """DARE: randomly drop task-vector entries and rescale the rest, then merge by TA or TIES."""
+    return walk_merge(base, experts, RULE, params={"p": p, "rescale": rescale, "merge": merge, "density": density,
+                                                   "seed": seed}, scale=scale, walk=walk, stream=stream)

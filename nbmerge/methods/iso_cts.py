@@ -1,0 +1,52 @@
+"""ISO-CTS (Marczak et al., ICML 2025): isotropic merging in the common and task-specific subspaces."""
+
+from __future__ import annotations
+
+import torch
+
+from ..errors import MethodError
+from ..linalg import polar_factor
+from ..registry import register
+from ..walker import Rule, sum_kernel, walk_merge
+
+
+def iso_cts_matrix(deltas: list[torch.Tensor], *, common_space_fraction: float = 0.8) -> torch.Tensor:
+    """Common subspace of the TA sum plus each task's top directions outside it, with an isotropic spectrum."""
+    if not 0.0 <= common_space_fraction <= 1.0:
+        raise MethodError(f"iso_cts: common_space_fraction must be in [0, 1], got {common_space_fraction}")
+    T = len(deltas)
+    rows, cols = deltas[0].shape
+    r = min(rows, cols)
+    common = int(r * common_space_fraction)
+    # Round the task-specific part to a multiple of T so that every task gets the same number of directions.
+    task_total = round((r - common) / T) * T
+    common = r - task_total
+    per_task = task_total // T
+
+    u, s, vh = torch.linalg.svd(sum_kernel(deltas), full_matrices=False)
+    u_common, s_common, vh_common = u[:, :common], s[:common], vh[:common, :]
+    left, values, right = [], [], []
+    for delta in deltas:
+        residual = delta - u_common @ (u_common.T @ delta)
+        ut, st, vht = torch.linalg.svd(residual, full_matrices=False)
+        left.append(ut[:, :per_task])
+        values.append(st[:per_task])
+        right.append(vht[:per_task, :])
+    left.append(u_common)
+    values.append(s_common)
+    right.append(vh_common)
+    left_orth = polar_factor(torch.cat(left, dim=1))
+    right_orth = polar_factor(torch.cat(right, dim=0))
+    return torch.cat(values).mean() * (left_orth @ right_orth)
+
+
+RULE = Rule(matrix=iso_cts_matrix, fallback="mean")
+
+
+@register("iso_cts", paper="https://arxiv.org/abs/2502.04959",
+          help={"common_space_fraction": "fraction of the rank given to the common subspace (official 0.8)",
+                "scale": "global coefficient α on every tensor (FusionBench default 1.0; its docs use 1.5)"})
+def iso_cts(base, experts, *, common_space_fraction: float = 0.8, scale: float = 1.0, walk=None, stream=False):
+    """ISO-CTS: isotropic merge over the common subspace plus task-specific directions."""
+    return walk_merge(base, experts, RULE, params={"common_space_fraction": common_space_fraction},
+                      scale=scale, walk=walk, stream=stream)

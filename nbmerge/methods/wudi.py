@@ -1,0 +1,87 @@
+"""WUDI-Merging (Cheng et al., ICML 2025, "Whoever Started the Interference Should End It")."""
+
+from __future__ import annotations
+
+import torch
+
+from ..errors import MethodError
+from ..linalg import pinv_psd
+from ..registry import register
+from ..walker import Rule, sum_kernel, walk_merge
+
+
+def wudi_normal_equations(deltas: list[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """A = Σ_t τ_tᵀτ_t/‖τ_t‖², B = Σ_t τ_t τ_tᵀτ_t/‖τ_t‖²: the loss Σ_t ‖(τ_M − τ_t)τ_tᵀ‖²/‖τ_t‖² has gradient
+    2(τ_M A − B), so each Adam step costs one d_out·d_in² product whatever T is (the autograd loop of the
+    reference costs T·d_out²·d_in per step)."""
+    a = torch.zeros(deltas[0].shape[1], deltas[0].shape[1], dtype=deltas[0].dtype, device=deltas[0].device)
+    b = torch.zeros_like(deltas[0])
+    for delta in deltas:
+        norm_sq = delta.square().sum()
+        if norm_sq == 0:
+            continue  # a zero task vector contributes nothing (the reference divides 0 by 0 here)
+        gram = (delta.T @ delta) / norm_sq
+        a += gram
+        b += delta @ gram
+    return a, b
+
+
+def wudi_matrix(deltas: list[torch.Tensor], *, iters: int = 300, lr: float = 1e-5) -> torch.Tensor:
+    """The reference protocol: Adam (lr 1e-5, β = (0.9, 0.999), ε = 1e-8) from τ_M = Σ_t τ_t, ``iters`` steps.
+
+    It does not reach the minimiser (every entry moves at most ~iters·lr): WUDI as published is this
+    early-stopped iterate, so it is reproduced step for step; ``wudi_closed_form`` is the exact minimiser.
+    """
+    if iters < 0 or lr <= 0:
+        raise MethodError(f"wudi: need iters >= 0 and lr > 0, got iters={iters}, lr={lr}")
+    a, b = wudi_normal_equations(deltas)
+    merged = torch.nn.Parameter(sum_kernel(deltas))
+    optimizer = torch.optim.Adam([merged], lr=lr, weight_decay=0)
+    for _ in range(iters):
+        with torch.no_grad():
+            merged.grad = 2.0 * (merged @ a - b)
+        optimizer.step()
+    return merged.detach()
+
+
+def wudi_closed_form_matrix(deltas: list[torch.Tensor], *, ridge: float = 0.0, key: str = "") -> torch.Tensor:
+    """Exact minimiser of the WUDI objective: τ_M A = B (a RegMean solve with Grams τ_tᵀτ_t/‖τ_t‖²).
+
+    When A is singular (T·d_out < d_in, e.g. an MLP-out layer with few tasks) the minimisers form an affine
+    set; this returns the one closest to WUDI's initialisation S = Σ_t τ_t: S + (B − S A) A⁺, which is where
+    plain gradient descent from S converges. With A invertible it is B A⁻¹.
+    """
+    a, b = wudi_normal_equations(deltas)
+    if ridge:
+        a = a + ridge * a.diagonal().mean() * torch.eye(a.shape[0], dtype=a.dtype, device=a.device)
+    start = sum_kernel(deltas)
+    # Solve in float64: A's spectrum spans many orders of magnitude.
+    correction = (b.double() - start.double() @ a.double()) @ pinv_psd(a.double())
+    return (start.double() + correction).to(start.dtype)
+
+
+# Official WUDI (nathanielyvo/WUDI-Merging) merges only the attention and MLP linear weights and leaves every
+# other tensor at θ₀: the defaults matrix_rule="linear_only", fallback="base". FusionBench instead merges every
+# 2-D tensor, averages the rest and runs 400 iterations: walk=Walk(matrix_rule="ndim2", fallback="mean"),
+# iters=400 (its function default is 300).
+RULE = Rule(matrix=wudi_matrix, fallback="base", matrix_rule="linear_only")
+CLOSED_FORM_RULE = Rule(matrix=wudi_closed_form_matrix, fallback="base", matrix_rule="linear_only")
+
+
+@register("wudi", paper="https://arxiv.org/abs/2503.08099",
+          help={"iters": "Adam steps (official 300; FusionBench config 400)",
+                "lr": "Adam learning rate (official 1e-5)",
+                "scale": "global coefficient α (the reference uses 1)"})
+def wudi(base, experts, *, iters: int = 300, lr: float = 1e-5, scale: float = 1.0, walk=None, stream=False):
+    """WUDI-Merging: data-free least squares with task-vector Grams, by the reference's Adam protocol."""
+    return walk_merge(base, experts, RULE, params={"iters": iters, "lr": lr}, scale=scale, walk=walk,
+                      stream=stream)
+
+
+@register("wudi_closed_form", paper="https://arxiv.org/abs/2503.08099",
+          help={"ridge": "relative ridge added to A (times its mean diagonal) if A is singular",
+                "scale": "global coefficient α"})
+def wudi_closed_form(base, experts, *, ridge: float = 0.0, scale: float = 1.0, walk=None, stream=False):
+    """Diagnostic, not WUDI: the exact minimiser of WUDI's objective, which the reference optimiser never reaches."""
+    return walk_merge(base, experts, CLOSED_FORM_RULE, params={"ridge": ridge}, scale=scale, walk=walk,
+                      stream=stream)

@@ -1,0 +1,125 @@
+"""The registry of merge methods: name, paper, what statistics it needs, and its parameters with defaults.
+
+A method is one public function ``fn(base, experts, *, <params>, walk=None, stream=False)``; its
+keyword-only parameters (other than the run options ``walk``/``stream`` and the statistics ``grams``/
+``fishers``) are its recipe parameters, and each must carry a one-line meaning in ``help``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .errors import MethodError
+
+RUN_OPTIONS = {"walk", "stream"}
+STATISTICS = ("grams", "fishers")
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: Any
+    help: str
+
+    @property
+    def kind(self) -> type:
+        return type(self.default)
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    fn: Callable
+    paper: str
+    summary: str
+    needs: tuple[str, ...]
+    params: dict[str, Param] = field(default_factory=dict)
+
+    @property
+    def data_free(self) -> bool:
+        return not self.needs
+
+    def check_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Reject unknown names (listing the valid ones) and coerce values to the default's type."""
+        out = {}
+        for name, value in params.items():
+            if name not in self.params:
+                valid = ", ".join(sorted(self.params)) or "(none)"
+                raise MethodError(f"method {self.name!r} has no parameter {name!r}; valid parameters: {valid}")
+            out[name] = coerce(value, self.params[name].default, f"{self.name}.{name}")
+        return out
+
+
+_REGISTRY: dict[str, Method] = {}
+
+
+def coerce(value: Any, default: Any, where: str) -> Any:
+    """Parse CLI strings and check types against the default value's type."""
+    if default is None:
+        return value
+    try:
+        if isinstance(default, bool):
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.lower() in ("true", "1", "yes", "on"):
+                return True
+            if isinstance(value, str) and value.lower() in ("false", "0", "no", "off"):
+                return False
+        elif isinstance(default, int):
+            if isinstance(value, str):
+                value = float(value)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer():
+                return int(value)
+        elif isinstance(default, float):
+            if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+                return float(value)
+        elif isinstance(default, str):
+            if isinstance(value, str):
+                return value
+    except (TypeError, ValueError):
+        pass
+    raise MethodError(f"{where}: expected {type(default).__name__}, got {value!r}")
+
+
+def register(name: str, *, paper: str, help: dict[str, str], needs: tuple[str, ...] = ()):
+    """Register a merge function under ``name`` with its paper link and parameter meanings."""
+
+    def wrap(fn: Callable) -> Callable:
+        signature = inspect.signature(fn)
+        params = {}
+        for pname, p in signature.parameters.items():
+            if p.kind is not inspect.Parameter.KEYWORD_ONLY or pname in RUN_OPTIONS or pname in STATISTICS:
+                continue
+            if pname not in help:
+                raise TypeError(f"method {name}: parameter {pname!r} has no help text")
+            params[pname] = Param(pname, p.default, help[pname])
+        unknown = set(help) - set(params)
+        if unknown:
+            raise TypeError(f"method {name}: help for unknown parameters {sorted(unknown)}")
+        for stat in needs:
+            if stat not in signature.parameters:
+                raise TypeError(f"method {name}: needs {stat!r} but does not take it")
+        summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else name
+        if name in _REGISTRY:
+            raise TypeError(f"method {name!r} registered twice")
+        _REGISTRY[name] = Method(name, fn, paper, summary, tuple(needs), params)
+        fn.method = _REGISTRY[name]
+        return fn
+
+    return wrap
+
+
+def get_method(name: str) -> Method:
+    from . import methods  # noqa: F401  (importing registers every method)
+
+    if name not in _REGISTRY:
+        raise MethodError(f"unknown method {name!r}; valid methods: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name]
+
+
+def all_methods() -> list[Method]:
+    from . import methods  # noqa: F401
+
+    return [_REGISTRY[name] for name in sorted(_REGISTRY)]

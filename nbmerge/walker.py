@@ -1,0 +1,381 @@
+"""One walker that applies per-tensor merge kernels over a whole model.
+
+A kernel such as ``tsv_matrix(deltas, *, rank_fraction=None) -> Tensor`` takes the T task vectors of one
+tensor and returns the merged task vector; it knows nothing of models or key names. The walker:
+
+* checks that base and experts agree (keys, shapes, finite values) before anything is computed;
+* decides, per tensor, the *matrix path* (the method's SVD/Gram kernel) or the *fallback* (METHODS.md §0.2-§0.3):
+  ``matrix_rule="ndim2"`` reproduces the reference codes (every 2-D tensor, positional embeddings and
+  projections included); ``"linear_only"`` keeps only linear-layer weights (2-D, name ending in ``weight``,
+  not an embedding);
+* handles q/k/v: ``qkv="as_is"`` merges tensors as stored, ``"split"`` applies the matrix kernel to each of
+  the three row blocks of a fused ``in_proj_weight``, ``"fused"`` stacks separate ``q_proj/k_proj/v_proj``
+  weights into one 3d x d matrix (the two layouts give different SVD/Gram results: record which was used);
+* reads one tensor of each expert at a time (lazy safetensors), computes in fp32 (fp64 if an input is fp64)
+  on ``device``, and writes back in the base's dtype: θ = θ₀ + scale·τ_merged;
+* takes per-module hyperparameters keyed by state-dict names verbatim (``module_params``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import torch
+
+from .errors import CheckpointError, MethodError, NumericalError
+from .io import Source, StateDict, TensorSource, as_source
+
+MATRIX_RULES = ("ndim2", "linear_only")
+QKV_MODES = ("as_is", "split", "fused")
+FALLBACKS = ("mean", "sum", "base")
+_QKV_SEPARATE = re.compile(r"^(?P<prefix>.*)\.(?P<which>[qkv])_proj\.weight$")
+
+
+@dataclass(frozen=True)
+class Walk:
+    """Structural options of a merge (how the model is walked) and where it computes.
+
+    ``matrix_rule``/``fallback`` of ``None`` mean "the method's reference default".
+    ``exclude``: regexes of keys kept at the base value and not checked against the experts.
+    ``matrix_exclude``: regexes of 2-D keys sent to the fallback instead of the matrix path
+    (the reference TSV/ISO/ACE codes exclude ``text_projection``).
+    """
+
+    matrix_rule: Optional[str] = None
+    qkv: str = "as_is"
+    fallback: Optional[str] = None
+    exclude: tuple[str, ...] = ()
+    matrix_exclude: tuple[str, ...] = ()
+    module_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    device: str = "cpu"
+    check_finite: bool = True
+
+    def __post_init__(self):
+        if self.matrix_rule is not None and self.matrix_rule not in MATRIX_RULES:
+            raise MethodError(f"matrix_rule must be one of {MATRIX_RULES}, got {self.matrix_rule!r}")
+        if self.qkv not in QKV_MODES:
+            raise MethodError(f"qkv must be one of {QKV_MODES}, got {self.qkv!r}")
+        if self.fallback is not None and self.fallback not in FALLBACKS:
+            raise MethodError(f"fallback must be one of {FALLBACKS}, got {self.fallback!r}")
+        object.__setattr__(self, "exclude", tuple(self.exclude))
+        object.__setattr__(self, "matrix_exclude", tuple(self.matrix_exclude))
+        object.__setattr__(self, "device", resolve_device(self.device))
+
+
+def resolve_device(device: str | torch.device) -> str:
+    device = str(device)
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise MethodError(f"device {device!r} requested but CUDA is not available")
+    return device
+
+
+def is_linear_weight(key: str, shape: Sequence[int]) -> bool:
+    """nn.Linear-style weight: 2-D, named ``*weight``, not an embedding table."""
+    return len(shape) == 2 and key.endswith("weight") and "embed" not in key.lower()
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How one method merges: its matrix kernel, its fallback and an optional global pre-pass."""
+
+    matrix: Optional[Callable[..., torch.Tensor]]
+    fallback: str | Callable[..., torch.Tensor] = "mean"
+    matrix_rule: str = "ndim2"
+    prepare: Optional[Callable[..., dict]] = None
+    transform: Optional[Callable[..., list[torch.Tensor]]] = None
+    #: matrix-path keys are those with statistics (RegMean: keys present in the Grams files)
+    matrix_from_stats: Optional[str] = None
+
+
+# -- fallback kernels -------------------------------------------------------------------------------------
+
+def mean_kernel(deltas: list[torch.Tensor]) -> torch.Tensor:
+    """Mean task vector (TSV/ISO/ACE fallback, METHODS.md §0.3)."""
+    return sum_kernel(deltas) / len(deltas)
+
+
+def sum_kernel(deltas: list[torch.Tensor]) -> torch.Tensor:
+    # Left-to-right accumulation, in expert order, like the reference codes' running sums.
+    total = deltas[0].clone()
+    for delta in deltas[1:]:
+        total += delta
+    return total
+
+
+def base_kernel(deltas: list[torch.Tensor]) -> torch.Tensor:
+    """Keep the pretrained value (official WUDI's fallback)."""
+    return torch.zeros_like(deltas[0])
+
+
+_FALLBACK_KERNELS = {"mean": mean_kernel, "sum": sum_kernel, "base": base_kernel}
+
+
+def _accepts(fn: Callable) -> set[str]:
+    return set(inspect.signature(fn).parameters)
+
+
+# -- the walk ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Unit:
+    """One kernel call: a tensor, a row block of a fused tensor, or stacked separate q/k/v tensors."""
+
+    keys: tuple[str, ...]
+    matrix: bool
+    split: int = 1  # >1: the matrix kernel runs on `split` row blocks of keys[0] separately
+
+
+class ModelView:
+    """Read access to base, experts and statistics of one merge, one tensor at a time."""
+
+    def __init__(self, base: Source, experts: Sequence[Source], walk: Walk,
+                 stats: Mapping[str, Optional[Sequence[Source]]]):
+        if isinstance(experts, (str, bytes)) or not isinstance(experts, Sequence):
+            raise CheckpointError("experts must be a list of checkpoints")
+        if len(experts) == 0:
+            raise CheckpointError("the expert list is empty: give at least one expert checkpoint")
+        self.walk = walk
+        #: optional ``transform(deltas, key=, tasks=)`` applied to every task vector read (DARE's drop)
+        self.transform: Optional[Callable[..., list[torch.Tensor]]] = None
+        self.base = as_source(base, "base")
+        self.experts = [as_source(e, f"expert {i}") for i, e in enumerate(experts)]
+        self.T = len(self.experts)
+        self.device = walk.device
+        excluded = [re.compile(p) for p in walk.exclude]
+        self.excluded = {k for k in self.base.keys() if any(p.search(k) for p in excluded)}
+        self.keys = [k for k in self.base.keys() if k not in self.excluded]
+        self._check_experts()
+        self.stats = {name: self._check_stats(name, files) for name, files in stats.items() if files is not None}
+        for key in walk.module_params:
+            if key not in self.base.keys():
+                raise MethodError(f"module_params names {key!r}, which is not a key of the base model")
+
+    # checks ---------------------------------------------------------------------------------------------
+    def _check_experts(self) -> None:
+        base_keys = set(self.base.keys())
+        for expert in self.experts:
+            keys = set(expert.keys())
+            missing = [k for k in self.keys if k not in keys]
+            if missing:
+                raise CheckpointError(f"{expert.name}: missing key {missing[0]!r} of the base model"
+                                      f" ({len(missing)} missing; use exclude= to keep such keys at the base)")
+            extra = sorted(keys - base_keys)
+            if extra:
+                raise CheckpointError(f"{expert.name}: key {extra[0]!r} is not in the base model"
+                                      f" ({len(extra)} extra keys)")
+            for key in self.keys:
+                if expert.shape(key) != self.base.shape(key):
+                    raise CheckpointError(f"shape mismatch for {key!r}: base {list(self.base.shape(key))}, "
+                                          f"{expert.name} {list(expert.shape(key))}")
+
+    def _check_stats(self, name: str, files: Sequence[Source]) -> list[TensorSource]:
+        if len(files) != self.T:
+            raise CheckpointError(f"{len(files)} {name} files for {self.T} experts: give one per expert, "
+                                  "in expert order")
+        sources = [as_source(f, f"{name} {i}") for i, f in enumerate(files)]
+        first = set(sources[0].keys())
+        for source in sources:
+            if set(source.keys()) != first:
+                diff = sorted(set(source.keys()) ^ first)
+                raise CheckpointError(f"{source.name}: its keys differ from {sources[0].name}'s (e.g. {diff[0]!r})")
+            for key in source.keys():
+                if key not in self.base.keys():
+                    raise CheckpointError(f"{source.name}: {key!r} is not a key of the base model")
+                want = self._stat_shape(name, key)
+                if source.shape(key) != want:
+                    raise CheckpointError(f"{source.name}: {name[:-1]} for {key!r} has shape "
+                                          f"{list(source.shape(key))}, expected {list(want)}")
+        return sources
+
+    def _stat_shape(self, name: str, key: str) -> tuple[int, ...]:
+        shape = self.base.shape(key)
+        if name == "grams":
+            if len(shape) != 2:
+                raise CheckpointError(f"a Gram is given for {key!r}, which is not a matrix (shape {list(shape)})")
+            return (shape[1], shape[1])
+        return shape
+
+    # reads ----------------------------------------------------------------------------------------------
+    def is_float(self, key: str) -> bool:
+        return self.base.dtype(key).is_floating_point
+
+    def compute_dtype(self, key: str) -> torch.dtype:
+        if self.base.dtype(key) == torch.float64 or any(e.dtype(key) == torch.float64 for e in self.experts):
+            return torch.float64
+        return torch.float32
+
+    def _load(self, source: TensorSource, key: str, dtype: torch.dtype) -> torch.Tensor:
+        tensor = source.get(key).to(device=self.device, dtype=dtype)
+        if self.walk.check_finite and not torch.isfinite(tensor).all():
+            raise NumericalError(f"{source.name}: tensor {key!r} contains NaN or Inf")
+        return tensor
+
+    def base_tensor(self, key: str) -> torch.Tensor:
+        return self._load(self.base, key, self.compute_dtype(key))
+
+    def deltas(self, key: str) -> list[torch.Tensor]:
+        """Task vectors τ_t = θ_t − θ₀ of one tensor, in the compute dtype on the compute device."""
+        base = self.base_tensor(key)
+        deltas = [self._load(e, key, base.dtype) - base for e in self.experts]
+        return self.transform(deltas, key=key) if self.transform else deltas
+
+    def task_delta(self, key: str, t: int) -> torch.Tensor:
+        base = self.base_tensor(key)
+        delta = self._load(self.experts[t], key, base.dtype) - base
+        return self.transform([delta], key=key, tasks=[t])[0] if self.transform else delta
+
+    def stat(self, name: str, key: str) -> Optional[list[torch.Tensor]]:
+        sources = self.stats.get(name)
+        if sources is None or key not in sources[0].keys():
+            return None
+        dtype = self.compute_dtype(key)
+        return [self._load(s, key, dtype) for s in sources]
+
+    def float_keys(self) -> list[str]:
+        return [k for k in self.keys if self.is_float(k)]
+
+
+def plan_units(view: ModelView, rule: Rule, walk: Walk) -> list[Unit]:
+    matrix_rule = walk.matrix_rule or rule.matrix_rule
+    matrix_exclude = [re.compile(p) for p in walk.matrix_exclude]
+
+    def on_matrix_path(key: str) -> bool:
+        if rule.matrix is None or not view.is_float(key):
+            return False
+        if rule.matrix_from_stats:
+            stats = view.stats.get(rule.matrix_from_stats)
+            return stats is not None and key in stats[0].keys()
+        shape = view.base.shape(key)
+        if len(shape) != 2 or any(p.search(key) for p in matrix_exclude):
+            return False
+        return matrix_rule == "ndim2" or is_linear_weight(key, shape)
+
+    units, grouped = [], set()
+    if walk.qkv == "fused":
+        groups: dict[str, dict[str, str]] = {}
+        for key in view.keys:
+            m = _QKV_SEPARATE.match(key)
+            if m and on_matrix_path(key):
+                groups.setdefault(m["prefix"], {})[m["which"]] = key
+        for prefix, parts in groups.items():
+            if set(parts) == {"q", "k", "v"}:
+                grouped.update(parts.values())
+    for key in view.keys:
+        if key in grouped:
+            m = _QKV_SEPARATE.match(key)
+            if m["which"] == "q":
+                prefix = m["prefix"]
+                units.append(Unit(tuple(f"{prefix}.{w}_proj.weight" for w in "qkv"), matrix=True))
+            continue
+        matrix = on_matrix_path(key)
+        split = 1
+        if matrix and walk.qkv == "split" and key.endswith("in_proj_weight"):
+            rows, cols = view.base.shape(key)
+            if rows != 3 * cols:
+                raise CheckpointError(f"qkv='split': {key!r} has shape {[rows, cols]}, expected 3d x d")
+            split = 3
+        units.append(Unit((key,), matrix=matrix, split=split))
+    return units
+
+
+def _pick(fn: Callable, params: Mapping[str, Any]) -> dict:
+    accepted = _accepts(fn)
+    return {k: v for k, v in params.items() if k in accepted}
+
+
+def _call(kernel: Callable, deltas: list[torch.Tensor], accepted: set[str], extras: dict, params: dict):
+    kwargs = {k: v for k, v in params.items() if k in accepted}
+    kwargs.update({k: v for k, v in extras.items() if k in accepted and v is not None})
+    return kernel(deltas, **kwargs)
+
+
+def walk_merge(base: Source, experts: Sequence[Source], rule: Rule, *, params: Mapping[str, Any],
+               scale: float = 1.0, walk: Optional[Walk] = None, stream: bool = False,
+               grams: Optional[Sequence[Source]] = None, fishers: Optional[Sequence[Source]] = None):
+    """Merge ``experts`` into ``base`` with ``rule``; θ = θ₀ + scale·τ_merged for every merged tensor.
+
+    Returns a state dict with the base's keys and dtypes, or, with ``stream=True``, an iterator of
+    ``(key, tensor)`` pairs in the base's key order (the CLI writes big models shard by shard from it).
+    All input checks run before the first tensor is produced.
+    """
+    walk = walk or Walk()
+    view = ModelView(base, experts, walk, {"grams": grams, "fishers": fishers})
+    units = plan_units(view, rule, walk)
+    allowed = set(params) | {"scale"}
+    for key, overrides in walk.module_params.items():
+        unknown = set(overrides) - allowed
+        if unknown:
+            raise MethodError(f"module_params[{key!r}]: unknown parameter {sorted(unknown)[0]!r}; "
+                              f"valid: {', '.join(sorted(allowed))}")
+    # Elementwise methods (TA, TIES, Fisher, ...) give a kernel as their fallback: it applies to every
+    # tensor and a Walk.fallback cannot replace it.
+    if isinstance(rule.fallback, str):
+        fallback = _FALLBACK_KERNELS[walk.fallback or rule.fallback]
+    else:
+        fallback = rule.fallback
+    if rule.transform:
+        view.transform = functools.partial(rule.transform, **_pick(rule.transform, params))
+    context = dict(rule.prepare(view, **params)) if rule.prepare else {}
+    iterator = _produce(view, rule, units, fallback, dict(params), scale, walk, context)
+    if stream:
+        return iterator
+    return dict(iterator)
+
+
+def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable, params: dict,
+             scale: float, walk: Walk, context: dict) -> Iterator[tuple[str, torch.Tensor]]:
+    matrix_accepts = _accepts(rule.matrix) if rule.matrix else set()
+    fallback_accepts = _accepts(fallback)
+    unit_of = {k: unit for unit in units for k in unit.keys}
+    pending: dict[str, torch.Tensor] = {}
+    for key in view.base.keys():
+        if key in pending:
+            yield key, pending.pop(key)
+            continue
+        if key not in unit_of:  # excluded, or not floating point (integer buffers): kept as they are
+            yield key, view.base.get(key)
+            continue
+        unit = unit_of[key]
+        unit_params = dict(params)
+        for k in unit.keys:
+            unit_params.update(walk.module_params.get(k, {}))
+        unit_scale = float(unit_params.pop("scale", scale))
+        base_tensors = [view.base_tensor(k) for k in unit.keys]
+        deltas_per_key = [view.deltas(k) for k in unit.keys]
+        extras = dict(context, key=key, base=base_tensors[0],
+                      grams=view.stat("grams", unit.keys[0]), fishers=view.stat("fishers", key))
+        if unit.matrix:
+            deltas = [torch.cat(ds, dim=0) for ds in zip(*deltas_per_key)] if len(unit.keys) > 1 \
+                else deltas_per_key[0]
+            if unit.split > 1:
+                blocks = [list(d.chunk(unit.split, dim=0)) for d in deltas]
+                merged = torch.cat([_call(rule.matrix, [b[i] for b in blocks], matrix_accepts, extras,
+                                          unit_params) for i in range(unit.split)], dim=0)
+            else:
+                merged = _call(rule.matrix, deltas, matrix_accepts, extras, unit_params)
+            merged_parts = merged.split([b.shape[0] for b in base_tensors], dim=0)
+        else:
+            merged_parts = [_call(fallback, deltas_per_key[0], fallback_accepts, extras, unit_params)]
+        for k, base_t, tau in zip(unit.keys, base_tensors, merged_parts):
+            if not torch.isfinite(tau).all():
+                raise NumericalError(f"merged task vector for {k!r} is not finite "
+                                     "(an ill-conditioned solve? try a larger regulariser)")
+            out = (base_t + unit_scale * tau).to(view.base.dtype(k))
+            if k == key:
+                yield k, out
+            else:
+                pending[k] = out
+
+
+def task_vectors(base: Source, experts: Sequence[Source], walk: Optional[Walk] = None) -> list[StateDict]:
+    """τ_t = θ_t − θ₀ for every floating tensor (whole models in memory: for notebooks and small models)."""
+    view = ModelView(base, experts, walk or Walk(), {})
+    per_key = {key: view.deltas(key) for key in view.float_keys()}
+    return [{key: ds[t] for key, ds in per_key.items()} for t in range(view.T)]

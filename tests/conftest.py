@@ -1,0 +1,27 @@
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from nbmerge.testing import openclip_vit_shapes, random_experts, random_model  # noqa: E402
+
+torch.set_num_threads(min(2, torch.get_num_threads()))
+
+
+@pytest.fixture
+def tiny():
+    """A 2-block open_clip-layout ViT (width 16) and three experts, float32."""
+    base = random_model(openclip_vit_shapes())
+    return base, random_experts(base, 3)
+
+
+@pytest.fixture
+def tiny64():
+    """The same in float64, for exact algebraic identities."""
+    base = random_model(openclip_vit_shapes(), dtype=torch.float64)
+    return base, random_experts(base, 3)
+
+

@@ -1,0 +1,240 @@
+"""Analytic tests: each method on inputs whose answer is known in closed form (STYLE.md §6)."""
+
+import pytest
+import torch
+
+import nbmerge
+from nbmerge.methods.iso_c import iso_c_matrix
+from nbmerge.methods.iso_cts import iso_cts_matrix
+from nbmerge.methods.regmean import regmean_matrix, shrink_off_diagonal
+from nbmerge.methods.ties import ties_kernel, topk_threshold
+from nbmerge.methods.tsv import tsv_matrix
+from nbmerge.methods.wudi import wudi_closed_form_matrix, wudi_matrix
+from nbmerge.walker import Walk
+
+
+ATOL = 1e-10
+
+
+def close(a, b, atol=ATOL):
+    assert set(a) == set(b)
+    for k in a:
+        torch.testing.assert_close(a[k], b[k], atol=atol, rtol=0, msg=k)
+
+
+def test_task_arithmetic_single_expert_scale_one_is_the_expert(tiny64):
+    base, experts = tiny64
+    close(nbmerge.merge("task_arithmetic", base, experts[:1], {"scale": 1.0}), experts[0])
+
+
+def test_task_arithmetic_is_base_plus_scaled_sum(tiny64):
+    base, experts = tiny64
+    out = nbmerge.merge("task_arithmetic", base, experts, {"scale": 0.4})
+    close(out, {k: base[k] + 0.4 * sum(e[k] - base[k] for e in experts) for k in base})
+
+
+def test_average_is_mean_of_experts(tiny64):
+    base, experts = tiny64
+    close(nbmerge.merge("average", base, experts), {k: sum(e[k] for e in experts) / 3 for k in base})
+
+
+def test_ties_hand_example():
+    # three tasks, five entries; thresholds chosen by hand
+    deltas = [torch.tensor([1.0, -2.0, 0.1, 3.0, 0.0]),
+              torch.tensor([2.0, 1.0, -0.2, -1.0, 0.0]),
+              torch.tensor([-0.5, -1.0, 0.3, -1.5, 0.0])]
+    thresholds = torch.tensor([0.5, 0.5, 0.5])
+    # trimmed: t1 [1,-2,0,3,0] t2 [2,1,0,-1,0] t3 [-.5,-1,0,-1.5,0]; sums [2.5,-2,0,.5,0]
+    # signs [+,-,majority,+,majority]
+    out = ties_kernel(deltas, thresholds=thresholds, majority=1.0, merge="mean")
+    torch.testing.assert_close(out, torch.tensor([1.5, -1.5, 0.0, 3.0, 0.0]))
+    out = ties_kernel(deltas, thresholds=thresholds, majority=1.0, merge="sum")
+    torch.testing.assert_close(out, torch.tensor([3.0, -3.0, 0.0, 3.0, 0.0]))
+    out = ties_kernel(deltas, thresholds=thresholds, majority=1.0, merge="max")
+    torch.testing.assert_close(out, torch.tensor([2.0, -2.0, 0.0, 3.0, 0.0]))
+
+
+def test_topk_threshold_keeps_the_requested_fraction():
+    values = torch.randn(1000, generator=torch.Generator().manual_seed(0)).abs()
+    kept = (values >= topk_threshold(values, 0.2)).sum().item()
+    # the reference keeps |τ| ≥ the (d − int(d·density))-th smallest value: one more than d·density
+    assert kept == 201
+    assert topk_threshold(values, 1.0) == 0
+
+
+def test_ties_topk_is_global_over_the_model():
+    # one tensor with small updates, one with large: a global top-20% trims the small one entirely
+    base = {"small": torch.zeros(100), "large": torch.zeros(100)}
+    expert = {"small": torch.full((100,), 0.01), "large": torch.linspace(1, 2, 100)}
+    out = nbmerge.merge("ties", base, [expert], {"density": 0.2, "scale": 1.0})
+    assert torch.count_nonzero(out["small"]) == 0
+    assert torch.count_nonzero(out["large"]) == 41  # 20% of 200 entries (+1, as the reference), all here
+
+
+def test_ties_density_one_single_expert_is_the_expert(tiny64):
+    base, experts = tiny64
+    close(nbmerge.merge("ties", base, experts[:1], {"density": 1.0, "scale": 1.0}), experts[0])
+
+
+def test_dare_without_drop_equals_task_arithmetic(tiny64):
+    base, experts = tiny64
+    dare = nbmerge.merge("dare", base, experts, {"p": 0.0, "scale": 0.3})
+    close(dare, nbmerge.merge("task_arithmetic", base, experts, {"scale": 0.3}))
+
+
+def test_dare_drops_and_rescales_deterministically(tiny64):
+    base, experts = tiny64
+    key = "visual.transformer.resblocks.0.mlp.c_fc.weight"
+    one = nbmerge.merge("dare", base, experts[:1], {"p": 0.7, "scale": 1.0, "seed": 3})
+    again = nbmerge.merge("dare", base, experts[:1], {"p": 0.7, "scale": 1.0, "seed": 3})
+    other = nbmerge.merge("dare", base, experts[:1], {"p": 0.7, "scale": 1.0, "seed": 4})
+    close(one, again, atol=0)
+    assert not torch.equal(one[key], other[key])
+    delta, full = one[key] - base[key], experts[0][key] - base[key]
+    kept = delta != 0
+    assert 0.2 < kept.double().mean() < 0.4
+    torch.testing.assert_close(delta[kept], full[kept] / 0.3)
+
+
+def test_dare_ties_runs_and_differs_from_dare_ta(tiny):
+    base, experts = tiny
+    a = nbmerge.merge("dare", base, experts, {"merge": "ties", "scale": 1.0})
+    b = nbmerge.merge("dare", base, experts, {"merge": "ta", "scale": 1.0})
+    assert any(not torch.equal(a[k], b[k]) for k in a)
+
+
+def test_tsv_single_task_is_the_full_rank_task_vector():
+    delta = torch.randn(12, 7, dtype=torch.float64)
+    torch.testing.assert_close(tsv_matrix([delta]), delta)
+
+
+def test_tsv_single_task_model_returns_expert(tiny64):
+    base, experts = tiny64
+    close(nbmerge.merge("tsv", base, experts[:1]), experts[0], atol=1e-9)
+
+
+def test_tsv_orthogonal_tasks_add_exactly():
+    # two rank-4 task vectors on orthogonal row and column subspaces of R^8: the top r/T = 4 directions of
+    # each cover it exactly and the stacked bases are already orthonormal, so TSV-M is their sum
+    q_left, _ = torch.linalg.qr(torch.randn(8, 8, dtype=torch.float64))
+    q_right, _ = torch.linalg.qr(torch.randn(8, 8, dtype=torch.float64))
+    s1 = torch.diag(torch.tensor([4.0, 3.0, 2.0, 1.0], dtype=torch.float64))
+    s2 = torch.diag(torch.tensor([5.0, 1.5, 1.0, 0.5], dtype=torch.float64))
+    d1 = q_left[:, :4] @ s1 @ q_right[:, :4].T
+    d2 = q_left[:, 4:] @ s2 @ q_right[:, 4:].T
+    torch.testing.assert_close(tsv_matrix([d1, d2]), d1 + d2)
+
+
+def test_iso_c_flattens_the_spectrum_of_the_sum():
+    deltas = [torch.randn(10, 6, dtype=torch.float64) for _ in range(3)]
+    out = iso_c_matrix(deltas)
+    s_sum = torch.linalg.svdvals(sum(deltas))
+    torch.testing.assert_close(torch.linalg.svdvals(out), torch.full((6,), s_sum.mean().item(),
+                                                                     dtype=torch.float64))
+    # same singular subspaces as the sum
+    u, _, vh = torch.linalg.svd(sum(deltas), full_matrices=False)
+    torch.testing.assert_close(out, s_sum.mean() * u @ vh)
+
+
+def test_iso_c_single_task_is_isotropic_version_of_it():
+    delta = torch.randn(5, 9, dtype=torch.float64)
+    u, s, vh = torch.linalg.svd(delta, full_matrices=False)
+    torch.testing.assert_close(iso_c_matrix([delta]), s.mean() * u @ vh)
+
+
+def test_iso_cts_with_all_common_space_is_iso_c():
+    deltas = [torch.randn(10, 6, dtype=torch.float64) for _ in range(3)]
+    torch.testing.assert_close(iso_cts_matrix(deltas, common_space_fraction=1.0), iso_c_matrix(deltas))
+
+
+def test_iso_cts_is_isotropic_and_full_rank():
+    deltas = [torch.randn(20, 12, dtype=torch.float64) for _ in range(4)]
+    s = torch.linalg.svdvals(iso_cts_matrix(deltas))
+    torch.testing.assert_close(s, torch.full_like(s, s.mean().item()))
+
+
+def test_regmean_single_expert_returns_expert_and_identity_grams_average(tiny64):
+    base, experts = tiny64
+    gram_keys = [k for k in base if k.endswith("weight") and base[k].dim() == 2 and "embed" not in k]
+    eye = {k: torch.eye(base[k].shape[1], dtype=torch.float64) * 3.0 for k in gram_keys}
+    close(nbmerge.merge("regmean", base, experts[:1], grams=[eye]), experts[0], atol=1e-9)
+    close(nbmerge.merge("regmean", base, experts, grams=[eye] * 3), nbmerge.merge("average", base, experts),
+          atol=1e-9)
+
+
+def test_regmean_solves_the_least_squares_problem():
+    gen = torch.Generator().manual_seed(0)
+    weights = [torch.randn(4, 6, generator=gen, dtype=torch.float64) for _ in range(3)]
+    inputs = [torch.randn(30, 6, generator=gen, dtype=torch.float64) for _ in range(3)]
+    grams = [x.T @ x for x in inputs]
+    merged = regmean_matrix(weights, grams=grams, offdiag_scale=1.0)
+    # gradient of Σ_t ‖X_t Wᵀ − X_t W_tᵀ‖² vanishes at the solution
+    grad = sum((merged - w) @ g for w, g in zip(weights, grams))
+    torch.testing.assert_close(grad, torch.zeros_like(grad), atol=1e-9, rtol=0)
+
+
+def test_regmean_off_diagonal_shrinkage():
+    gram = torch.tensor([[4.0, 2.0], [2.0, 9.0]])
+    torch.testing.assert_close(shrink_off_diagonal(gram, 0.5), torch.tensor([[4.0, 1.0], [1.0, 9.0]]))
+
+
+def test_regmean_singular_gram_sum_is_a_clear_error():
+    delta = [torch.randn(3, 4, dtype=torch.float64)]
+    rank_one = torch.ones(4, 4, dtype=torch.float64)
+    with pytest.raises(nbmerge.NumericalError, match="singular"):
+        regmean_matrix(delta, grams=[rank_one], offdiag_scale=1.0)
+
+
+def test_fisher_equal_weights_average_and_dominant_fisher_wins(tiny64):
+    base, experts = tiny64
+    ones = [{k: torch.ones_like(v) for k, v in base.items()} for _ in experts]
+    close(nbmerge.merge("fisher", base, experts, fishers=ones), nbmerge.merge("average", base, experts), atol=1e-9)
+    big = [{k: torch.full_like(v, 1e9 if t == 1 else 1e-3) for k, v in base.items()} for t in range(3)]
+    out = nbmerge.merge("fisher", base, experts, {"normalize": False}, fishers=big)
+    close(out, experts[1], atol=1e-6)
+
+
+def _wudi_autograd(deltas, iters, lr):
+    """WUDI's published loop, written out with autograd (the reference formulation)."""
+    tvs = torch.stack(deltas)
+    merged = torch.nn.Parameter(tvs.sum(0))
+    norms = tvs.reshape(len(deltas), -1).norm(dim=-1).square()
+    opt = torch.optim.Adam([merged], lr=lr)
+    for _ in range(iters):
+        loss = (((merged.unsqueeze(0) - tvs) @ tvs.transpose(1, 2)).square() / norms[:, None, None]).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return merged.detach()
+
+
+def test_wudi_fast_gradient_matches_the_autograd_loop():
+    gen = torch.Generator().manual_seed(0)
+    deltas = [torch.randn(12, 8, generator=gen, dtype=torch.float64) * 0.01 for _ in range(3)]
+    torch.testing.assert_close(wudi_matrix(deltas, iters=50, lr=1e-3), _wudi_autograd(deltas, 50, 1e-3))
+
+
+def test_wudi_zero_iterations_is_the_sum_and_default_keeps_non_linear_at_base(tiny64):
+    base, experts = tiny64
+    out = nbmerge.merge("wudi", base, experts, {"iters": 0})
+    key = "visual.transformer.resblocks.0.mlp.c_fc.weight"
+    torch.testing.assert_close(out[key], base[key] + sum(e[key] - base[key] for e in experts))
+    for key in ("visual.positional_embedding", "visual.proj", "visual.conv1.weight",
+                "visual.transformer.resblocks.0.ln_1.weight"):
+        torch.testing.assert_close(out[key], base[key], atol=0, rtol=0)
+    fb = nbmerge.merge("wudi", base, experts, {"iters": 0}, walk=Walk(matrix_rule="ndim2", fallback="mean"))
+    torch.testing.assert_close(fb["visual.proj"], base["visual.proj"]
+                               + sum(e["visual.proj"] - base["visual.proj"] for e in experts))
+
+
+def test_wudi_closed_form_solves_the_normal_equations_and_beats_adam():
+    gen = torch.Generator().manual_seed(1)
+    deltas = [torch.randn(20, 8, generator=gen, dtype=torch.float64) for _ in range(3)]
+
+    def loss(m):
+        return sum((((m - t) @ t.T) ** 2).sum() / t.square().sum() for t in deltas)
+
+    exact = wudi_closed_form_matrix(deltas)
+    assert loss(exact) < loss(wudi_matrix(deltas, iters=300, lr=1e-5))
+    single = wudi_closed_form_matrix(deltas[:1])
+    torch.testing.assert_close(single, deltas[0])
