@@ -22,10 +22,17 @@ def _parse_kv(items: list[str]) -> dict[str, str]:
 
 def _size(text: str) -> int:
     units = {"K": 2**10, "M": 2**20, "G": 2**30}
-    text = text.strip().upper().rstrip("B")
-    if text and text[-1] in units:
-        return int(float(text[:-1]) * units[text[-1]])
-    return int(text)
+    clean = text.strip().upper().rstrip("B")
+    try:
+        if clean and clean[-1] in units:
+            size = int(float(clean[:-1]) * units[clean[-1]])
+        else:
+            size = int(clean)
+    except ValueError:
+        raise NbmergeError(f"--max-shard-size: expected a size such as 500M or 2G, got {text!r}") from None
+    if size <= 0:
+        raise NbmergeError(f"--max-shard-size must be positive, got {text!r}")
+    return size
 
 
 def cmd_methods(args) -> int:

@@ -155,14 +155,32 @@ def load_state_dict(path: Union[str, os.PathLike]) -> StateDict:
 # Writing
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _write_temp(directory: Path, prefix: str, data: bytes) -> str:
+    """Write ``data`` to a new hidden temporary file in ``directory`` (fsynced, mode as a normal file)."""
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; final files get the usual permissions
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _write_temp(path.parent, f".{path.name}.", data)
+    try:
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -212,12 +230,7 @@ class ShardedWriter:
 
     def _flush(self) -> None:
         data = st_save(self._pending, metadata=self.metadata)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.shard{len(self._shards)}.", suffix=".tmp",
-                                   dir=self.path.parent)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        tmp = _write_temp(self.path.parent, f".{self.path.name}.shard{len(self._shards)}.", data)
         self._shards.append((Path(tmp), list(self._pending)))
         self._pending, self._pending_bytes = {}, 0
 
@@ -233,15 +246,21 @@ class ShardedWriter:
                 else self.path.name
             n = len(self._shards)
             weight_map, finals = {}, []
-            for i, (tmp, keys) in enumerate(self._shards, start=1):
-                final = self.path.parent / f"{stem}-{i:05d}-of-{n:05d}.safetensors"
-                os.replace(tmp, final)
-                finals.append(final)
-                weight_map.update({key: final.name for key in keys})
+            try:
+                for i, (tmp, keys) in enumerate(self._shards, start=1):
+                    final = self.path.parent / f"{stem}-{i:05d}-of-{n:05d}.safetensors"
+                    os.replace(tmp, final)
+                    finals.append(final)
+                    weight_map.update({key: final.name for key in keys})
+                index = self.path.parent / (self.path.name + INDEX_SUFFIX)
+                atomic_write_text(index, json.dumps({"metadata": self.metadata or {}, "weight_map": weight_map},
+                                                    indent=1))
+            except BaseException:
+                # The index is written last, so no reader saw a complete checkpoint: remove the renamed shards.
+                for final in finals:
+                    final.unlink(missing_ok=True)
+                raise
             self._shards = []
-            index = self.path.parent / (self.path.name + INDEX_SUFFIX)
-            atomic_write_text(index, json.dumps({"metadata": self.metadata or {}, "weight_map": weight_map},
-                                                indent=1))
             return finals + [index]
         except BaseException:
             self.abort()

@@ -40,6 +40,8 @@ def merge_to_file(method: str, base: Source, experts: Sequence[Source], out: str
                   walk: Optional[Walk] = None, max_shard_bytes: Optional[int] = None) -> list[Path]:
     """Merge and write the result tensor by tensor, atomically (sharded above ``max_shard_bytes``)."""
     items = _call(method, base, experts, params, grams, fishers, walk, stream=True)
-    metadata = {"nbmerge_method": method, "nbmerge_params": json.dumps(dict(params or {}), sort_keys=True,
-                                                                        default=str)}
+    # One metadata key: safetensors stores the header map unordered, so several keys would make the bytes of
+    # identical merges differ from run to run.
+    metadata = {"nbmerge": json.dumps({"method": method, "params": dict(params or {})}, sort_keys=True,
+                                      default=str)}
     return write_tensors(items, out, max_shard_bytes=max_shard_bytes, metadata=metadata)

@@ -267,7 +267,7 @@ def plan_units(view: ModelView, rule: Rule, walk: Walk) -> list[Unit]:
         for prefix, parts in groups.items():
             if set(parts) == {"q", "k", "v"}:
                 grouped.update(parts.values())
-    for key in view.keys:
+    for key in view.float_keys():  # integer/bool buffers are copied from the base, never merged
         if key in grouped:
             m = _QKV_SEPARATE.match(key)
             if m["which"] == "q":

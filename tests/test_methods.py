@@ -238,3 +238,17 @@ def test_wudi_closed_form_solves_the_normal_equations_and_beats_adam():
     assert loss(exact) < loss(wudi_matrix(deltas, iters=300, lr=1e-5))
     single = wudi_closed_form_matrix(deltas[:1])
     torch.testing.assert_close(single, deltas[0])
+
+
+def test_wudi_hand_written_adam_is_torch_adam_bit_for_bit():
+    from nbmerge.methods.wudi import wudi_normal_equations
+
+    gen = torch.Generator().manual_seed(2)
+    deltas = [torch.randn(24, 16, generator=gen) * 0.01 for _ in range(3)]
+    a, b = wudi_normal_equations(deltas)
+    param = torch.nn.Parameter(sum(deltas))
+    optimizer = torch.optim.Adam([param], lr=1e-5)
+    for _ in range(30):
+        param.grad = 2.0 * (param.detach() @ a - b)
+        optimizer.step()
+    assert torch.equal(param.detach(), wudi_matrix(deltas, iters=30))

@@ -35,13 +35,19 @@ def wudi_matrix(deltas: list[torch.Tensor], *, iters: int = 300, lr: float = 1e-
     if iters < 0 or lr <= 0:
         raise MethodError(f"wudi: need iters >= 0 and lr > 0, got iters={iters}, lr={lr}")
     a, b = wudi_normal_equations(deltas)
-    merged = torch.nn.Parameter(sum_kernel(deltas))
-    optimizer = torch.optim.Adam([merged], lr=lr, weight_decay=0)
-    for _ in range(iters):
-        with torch.no_grad():
-            merged.grad = 2.0 * (merged @ a - b)
-        optimizer.step()
-    return merged.detach()
+    merged = sum_kernel(deltas)
+    # Adam written out as torch.optim.Adam's single-tensor path computes it (same operations in the same
+    # order, so the iterates match it bit for bit on the CPU), without the optimizer's start-up cost.
+    beta1, beta2, eps = 0.9, 0.999, 1e-8
+    exp_avg, exp_avg_sq = torch.zeros_like(merged), torch.zeros_like(merged)
+    for step in range(1, iters + 1):
+        grad = 2.0 * (merged @ a - b)
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        step_size = lr / (1 - beta1**step)
+        denom = (exp_avg_sq.sqrt() / (1 - beta2**step) ** 0.5).add_(eps)
+        merged.addcdiv_(exp_avg, denom, value=-step_size)
+    return merged
 
 
 def wudi_closed_form_matrix(deltas: list[torch.Tensor], *, ridge: float = 0.0, key: str = "") -> torch.Tensor:

@@ -1,0 +1,1 @@
+"""Side-by-side checks against peer implementations, each run in its own virtual environment."""

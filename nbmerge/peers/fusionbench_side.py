@@ -1,0 +1,109 @@
+"""FusionBench side of the peer check. Runs in FusionBench's own venv; imports nothing from nbmerge.
+
+Usage: <fusionbench-python> fusionbench_side.py WORKDIR JOBS_JSON
+Reads WORKDIR/base.safetensors, WORKDIR/experts/*.safetensors (sorted), WORKDIR/grams/*.safetensors;
+for each job runs the FusionBench function the same way its algorithm class does (task vectors from
+state_dict_sub, merge, θ₀ + α·τ), writes WORKDIR/fusionbench/<job>.safetensors and appends the timing to
+WORKDIR/fusionbench/timings.json. Wall time covers task-vector computation, the merge and the final addition
+(not file loading); stdout from FusionBench's prints is discarded.
+"""
+
+import contextlib
+import io
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file, save_file
+
+
+def load(path):
+    return load_file(str(path))
+
+
+def main(workdir, jobs_json):
+    work = Path(workdir)
+    jobs = json.loads(Path(jobs_json).read_text())
+    torch.set_num_threads(int(jobs["threads"]))
+    from fusion_bench.method.isotropic_merging.iso_utils import iso_c, iso_cts
+    from fusion_bench.method.regmean.regmean import merging_with_regmean_weights
+    from fusion_bench.method.task_singular_vector.utils.TSVM_utils import compute_and_sum_svd_mem_reduction
+    from fusion_bench.method.ties_merging.ties_merging_utils import (
+        state_dict_to_vector, ties_merging, vector_to_state_dict)
+    from fusion_bench.method.wudi.wudi import wudi_merging
+    from fusion_bench.utils.state_dict_arithmetic import state_dict_add, state_dict_mul, state_dict_sub
+
+    base = load(work / "base.safetensors")
+    expert_paths = sorted((work / "experts").glob("*.safetensors"))
+    out_dir = work / "fusionbench"
+    out_dir.mkdir(exist_ok=True)
+    timings_path = out_dir / "timings.json"
+    timings = json.loads(timings_path.read_text()) if timings_path.exists() else {}
+
+    for job in jobs["jobs"]:
+        name, method, params = job["name"], job["method"], job.get("params", {})
+        keys = job.get("keys") or list(base)
+        b = {k: base[k] for k in keys}
+        # Loaded per job and released once the task vectors exist, to keep the peak memory of the
+        # whole-model TIES vectors within a 24 GB machine.
+        exps = [{k: v for k, v in load(p).items() if k in b} for p in expert_paths]
+        grams = None
+        if method == "regmean":
+            # FusionBench keys Grams by module name (param name minus ".weight"), so open_clip's
+            # `attn.in_proj_weight` is presented as `attn.in_proj.weight` — a renaming, not a change of math.
+            def rename(k):
+                return k[: -len("in_proj_weight")] + "in_proj.weight" if k.endswith("in_proj_weight") else k
+
+            gram_files = [load(p) for p in sorted((work / "grams").glob("*.safetensors"))]
+            grams = [{rename(k)[: -len(".weight")]: g for k, g in gf.items()} for gf in gram_files]
+        sink = io.StringIO()
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            start = time.perf_counter()
+            if method == "regmean":
+                param_dict = {rename(k): [e[k] for e in exps] for k in keys}
+                merged_named = merging_with_regmean_weights(param_dict, grams, params["offdiag_scale"], True)
+                merged = {k: merged_named[rename(k)] for k in keys}
+                scale = 1.0
+            else:
+                task_vectors = [state_dict_sub(e, b) for e in exps]
+                exps.clear()
+                scale = params.get("scale", 1.0)
+                if method == "task_arithmetic":
+                    total = task_vectors[0]
+                    for tv in task_vectors[1:]:
+                        total = state_dict_add(total, tv)
+                    tau = total
+                elif method == "ties":
+                    flat = torch.vstack([state_dict_to_vector(tv, []) for tv in task_vectors])
+                    merged_flat = ties_merging(flat, reset_thresh=params["reset_thresh"],
+                                               merge_func=params["merge"])
+                    tau = vector_to_state_dict(merged_flat, task_vectors[0], [])
+                elif method == "tsv":
+                    tau = compute_and_sum_svd_mem_reduction(task_vectors, exclude_keys=[], accelerator="cpu")
+                elif method == "iso_c":
+                    tau = iso_c(task_vectors, accelerator="cpu", exclude_keys=[])
+                elif method == "iso_cts":
+                    tau = iso_cts(task_vectors, params["common_space_fraction"], accelerator="cpu",
+                                  exclude_keys=[])
+                elif method == "wudi":
+                    tau = wudi_merging(task_vectors, accelerator="cpu", iter_num=params["iters"], exclude_keys=[])
+                    tau = {k: v.detach() for k, v in tau.items()}
+                else:
+                    raise SystemExit(f"unknown method {method}")
+                merged = state_dict_add(b, state_dict_mul(tau, scale))
+            elapsed = time.perf_counter() - start
+        del exps
+        task_vectors = tau = None
+        tmp = out_dir / f".{name}.safetensors.tmp"
+        save_file({k: v.detach().contiguous() for k, v in merged.items()}, str(tmp))
+        tmp.replace(out_dir / f"{name}.safetensors")
+        del merged
+        timings[name] = elapsed
+        timings_path.write_text(json.dumps(timings, indent=1))
+        print(f"fusionbench {name}: {elapsed:.2f}s", flush=True)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
