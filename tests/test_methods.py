@@ -252,3 +252,46 @@ def test_wudi_hand_written_adam_is_torch_adam_bit_for_bit():
         param.grad = 2.0 * (param.detach() @ a - b)
         optimizer.step()
     assert torch.equal(param.detach(), wudi_matrix(deltas, iters=30))
+
+
+def _tsv_by_lapack_svd(deltas):
+    """TSV-M as the reference computes it: full SVDs and SVD-based polar factors."""
+    k = int(min(deltas[0].shape) * (1.0 / len(deltas)))
+    parts = [torch.linalg.svd(d, full_matrices=False) for d in deltas]
+    left = torch.cat([u[:, :k] for u, _, _ in parts], 1)
+    right = torch.cat([vh[:k] for _, _, vh in parts], 0)
+    a, _, b = torch.linalg.svd(left, full_matrices=False)
+    c, _, e = torch.linalg.svd(right, full_matrices=False)
+    return (a @ b * torch.cat([s[:k] for _, s, _ in parts])) @ (c @ e)
+
+
+@pytest.mark.parametrize("shape", [(96, 32), (32, 128)])
+def test_gram_path_tsv_is_at_least_as_accurate_as_float32_lapack(shape):
+    gen = torch.Generator().manual_seed(0)
+    deltas = [(torch.randn(shape[0], 8, generator=gen) @ torch.randn(8, shape[1], generator=gen) / 3
+               + 0.1 * torch.randn(shape, generator=gen)) * 0.01 for _ in range(4)]
+    exact = _tsv_by_lapack_svd([d.double() for d in deltas])
+    scale = exact.abs().max()
+    ours = (tsv_matrix(deltas).double() - exact).abs().max() / scale
+    lapack = (_tsv_by_lapack_svd(deltas).double() - exact).abs().max() / scale
+    assert ours < 1e-5
+    assert ours <= 2 * lapack
+
+
+def test_top_singular_and_polar_fall_back_to_the_svd_on_rank_deficient_input():
+    from nbmerge.linalg import polar_factor, top_singular
+
+    gen = torch.Generator().manual_seed(3)
+    low_rank = torch.randn(20, 2, generator=gen, dtype=torch.float64) @ torch.randn(2, 10, generator=gen,
+                                                                                  dtype=torch.float64)
+    u, s, vh = top_singular(low_rank, 4)  # asks for more directions than the rank
+    torch.testing.assert_close(u.T @ u, torch.eye(4, dtype=torch.float64))
+    torch.testing.assert_close((u * s) @ vh, low_rank)
+    factor = polar_factor(low_rank)
+    left, _, right_t = torch.linalg.svd(low_rank, full_matrices=False)
+    projector = left[:, :2] @ left[:, :2].T
+    torch.testing.assert_close(projector @ factor, left[:, :2] @ right_t[:2])
+    well = torch.randn(12, 5, generator=gen, dtype=torch.float64)
+    polar, singular = polar_factor(well, return_singular_values=True)
+    torch.testing.assert_close(polar.T @ polar, torch.eye(5, dtype=torch.float64))
+    torch.testing.assert_close(singular, torch.linalg.svdvals(well))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from ..linalg import polar_factor
 from ..registry import register
 from ..walker import Rule, sum_kernel, walk_merge
 
@@ -13,9 +14,8 @@ def iso_c_matrix(deltas: list[torch.Tensor]) -> torch.Tensor:
 
     The sum, not the mean (ISO README; the TSV repo's iso.py uses the mean, which only rescales α).
     """
-    total = sum_kernel(deltas)
-    u, s, vh = torch.linalg.svd(total, full_matrices=False)
-    return s.mean() * (u @ vh)
+    factor, singular = polar_factor(sum_kernel(deltas), return_singular_values=True)
+    return singular.mean() * factor
 
 
 RULE = Rule(matrix=iso_c_matrix, fallback="mean")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from ..errors import MethodError
-from ..linalg import polar_factor
+from ..linalg import polar_factor, top_singular
 from ..registry import register
 from ..walker import Rule, sum_kernel, walk_merge
 
@@ -23,15 +23,14 @@ def iso_cts_matrix(deltas: list[torch.Tensor], *, common_space_fraction: float =
     common = r - task_total
     per_task = task_total // T
 
-    u, s, vh = torch.linalg.svd(sum_kernel(deltas), full_matrices=False)
-    u_common, s_common, vh_common = u[:, :common], s[:common], vh[:common, :]
+    u_common, s_common, vh_common = top_singular(sum_kernel(deltas), common)
     left, values, right = [], [], []
     for delta in deltas:
         residual = delta - u_common @ (u_common.T @ delta)
-        ut, st, vht = torch.linalg.svd(residual, full_matrices=False)
-        left.append(ut[:, :per_task])
-        values.append(st[:per_task])
-        right.append(vht[:per_task, :])
+        ut, st, vht = top_singular(residual, per_task)
+        left.append(ut)
+        values.append(st)
+        right.append(vht)
     left.append(u_common)
     values.append(s_common)
     right.append(vh_common)

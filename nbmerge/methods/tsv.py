@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from ..linalg import polar_factor
+from ..linalg import polar_factor, top_singular
 from ..registry import register
 from ..walker import Rule, walk_merge
 
@@ -23,10 +23,10 @@ def tsv_matrix(deltas: list[torch.Tensor]) -> torch.Tensor:
         return torch.zeros_like(deltas[0])
     left_blocks, values, right_blocks = [], [], []
     for delta in deltas:
-        u, s, vh = torch.linalg.svd(delta, full_matrices=False)
-        left_blocks.append(u[:, :k])
-        values.append(s[:k])
-        right_blocks.append(vh[:k, :])
+        u, s, vh = top_singular(delta, k)
+        left_blocks.append(u)
+        values.append(s)
+        right_blocks.append(vh)
     # Columns past T·k stay zero in the reference; they are multiplied by zero singular values there, so
     # dropping them leaves the product unchanged.
     left = polar_factor(torch.cat(left_blocks, dim=1))
