@@ -6,9 +6,21 @@ STAMP := $(VENV)/.nbmerge-installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup test report peer-fusionbench lab clean
+# Debian packages the embedded zoo's data comes from (data_manifests/ records versions and checksums).
+DEBIAN_PACKAGES := dataset-fashion-mnist fonts-noto-core fonts-noto-cjk fonts-dejavu-core fonts-liberation \
+	fonts-freefont-ttf fonts-urw-base35
 
-$(STAMP): pyproject.toml
+.PHONY: setup system-deps test report peer-fusionbench lab clean
+
+system-deps:
+	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages: $$missing"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+$(STAMP): pyproject.toml | system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'

@@ -85,6 +85,70 @@ def cmd_merge(args) -> int:
     return 0
 
 
+def cmd_zoo(args) -> int:
+    import json
+
+    from .zoo.build import build_zoo, info, suite_dir
+
+    if args.zoo_command == "build":
+        start = time.perf_counter()
+        path = build_zoo(args.suite, cache=args.cache, quiet=args.quiet)
+        print(f"zoo {args.suite} ready in {time.perf_counter() - start:.1f}s: {path}")
+    elif args.zoo_command == "path":
+        print(suite_dir(args.suite, args.cache))
+    elif args.zoo_command == "info":
+        data = info(args.suite, args.cache)
+        if args.json:
+            print(json.dumps(data, indent=1))
+        else:
+            print(f"suite {data['suite']}: base {data['mean_base_accuracy']:.3f}, experts "
+                  f"{data['mean_expert_accuracy']:.3f}, averaging {data['simple_average_normalized_accuracy']:.3f} "
+                  f"normalized, TA {data['task_arithmetic_normalized_accuracy']:.3f} normalized "
+                  f"(λ*={data['task_arithmetic_best_scale']})")
+            for task in data["tasks"]:
+                print(f"  {task['name']:<12} {task['classes']:>3} classes  base {task['base_accuracy']:.3f}  "
+                      f"expert {task['expert_accuracy']:.3f}")
+    return 0
+
+
+def cmd_eval(args) -> int:
+    import json
+
+    from .io import load_state_dict
+    from .zoo.build import load_zoo
+
+    zoo = load_zoo(args.suite, args.cache)
+    result = zoo.evaluator(args.device if args.device != "auto" else "cpu").evaluate(
+        load_state_dict(args.model), args.split)
+    if args.json:
+        print(json.dumps(result, indent=1))
+    else:
+        for task, row in result["tasks"].items():
+            print(f"{task:<12} " + "  ".join(f"{k} {v:.4f}" for k, v in row.items()))
+        print("mean         " + "  ".join(f"{k} {v:.4f}" for k, v in result["mean"].items()))
+    return 0
+
+
+def cmd_stats(args) -> int:
+    from pathlib import Path
+
+    from .io import load_state_dict, save_state_dict
+    from .zoo.build import collect_grams, load_zoo
+
+    zoo = load_zoo(args.suite, args.cache)
+    if args.n <= 0:
+        raise NbmergeError(f"--n must be positive, got {args.n}")
+    result = collect_grams(zoo, load_state_dict(args.model), args.n, seed=args.seed)
+    out = Path(args.out)
+    for task, stats in result.items():
+        save_state_dict(stats["grams"], out / f"{task}.safetensors",
+                        metadata={"examples": str(stats["examples"]), "tokens": str(stats["tokens"]),
+                                  "task": task})
+    print(f"wrote Grams for {len(result)} tasks to {out} (one file per task, in suite order: "
+          + " ".join(f"{task}.safetensors" for task in result) + ")")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="nbmerge", description="Model merging solvers and reproducible reports.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -114,6 +178,37 @@ def build_parser() -> argparse.ArgumentParser:
                    help="2-D keys sent to the fallback instead of the matrix path")
     p.add_argument("--max-shard-size", default=None, help="e.g. 2G: write shards plus an index above this")
     p.set_defaults(func=cmd_merge)
+
+    p = sub.add_parser("zoo", help="the embedded model zoo")
+    zsub = p.add_subparsers(dest="zoo_command", required=True)
+    for name, text in (("build", "build or reuse a suite's zoo"), ("path", "print a suite's folder"),
+                       ("info", "accuracies and diagnostics of a built suite")):
+        z = zsub.add_parser(name, help=text)
+        z.add_argument("suite")
+        z.add_argument("--cache", default=None, help="cache folder (default $NBMERGE_CACHE or ~/.cache/nbmerge)")
+        if name == "build":
+            z.add_argument("--quiet", action="store_true", help="no progress bars")
+        if name == "info":
+            z.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_zoo)
+
+    p = sub.add_parser("eval", help="evaluate a checkpoint on a zoo suite")
+    p.add_argument("--suite", required=True)
+    p.add_argument("--model", required=True)
+    p.add_argument("--split", choices=["val", "test"], default="test")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--cache", default=None)
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("stats", help="input Grams of every linear weight, per task")
+    p.add_argument("--suite", required=True)
+    p.add_argument("--model", required=True)
+    p.add_argument("--n", type=int, default=256, help="calibration examples per task (training split)")
+    p.add_argument("--out", required=True)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--cache", default=None)
+    p.set_defaults(func=cmd_stats)
     return parser
 
 

@@ -37,6 +37,6 @@ def test_report_is_written_with_every_row(tmp_path):
               "date": "today", "rows": [row]}
     peer.write_report(result, tmp_path)
     text = (tmp_path / "peer_fusionbench.md").read_text()
-    assert "| tsv (tsv) | scale=1.0 | 1.00e-07 | 1.00e-06 | `w` | 1.00 | 2.00 | 2.00× |" in text
+    assert "| tsv (tsv) | scale=1.0 | 1.00e-07 | 1.00e-06 | `w` | 1.00 | 2.00 | 2.00× | — | — |" in text
     assert "deliberately differs" in text
     assert json.loads((tmp_path / "peer_fusionbench.json").read_text())["rows"][0]["job"] == "tsv"
