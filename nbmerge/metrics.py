@@ -1,0 +1,30 @@
+"""Classification metrics shared by the zoo, the notebooks and calibration studies."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+
+def accuracy(logits: torch.Tensor, labels: torch.Tensor) -> float:
+    return (logits.argmax(-1) == labels).double().mean().item()
+
+
+def nll(logits: torch.Tensor, labels: torch.Tensor) -> float:
+    return F.cross_entropy(logits.double(), labels).item()
+
+
+def expected_calibration_error(probs: torch.Tensor, labels: torch.Tensor, bins: int = 15) -> float:
+    """ECE with equal-width confidence bins (Guo et al., 2017): Σ_b |B_b|/n · |acc(B_b) − conf(B_b)|."""
+    confidence, predicted = probs.max(-1)
+    correct = (predicted == labels).double()
+    edges = torch.linspace(0, 1, bins + 1, dtype=confidence.dtype, device=confidence.device)
+    # bin i holds confidences in (edges[i], edges[i+1]]; confidence 0 goes to the first bin
+    index = (torch.bucketize(confidence, edges, right=False) - 1).clamp(0, bins - 1)
+    total = torch.zeros(bins, dtype=torch.float64, device=probs.device)
+    count = torch.zeros(bins, dtype=torch.float64, device=probs.device)
+    conf_sum = torch.zeros(bins, dtype=torch.float64, device=probs.device)
+    count.index_add_(0, index, torch.ones_like(correct))
+    total.index_add_(0, index, correct)
+    conf_sum.index_add_(0, index, confidence.double())
+    return ((total - conf_sum).abs().sum() / len(labels)).item()

@@ -1,0 +1,420 @@
+"""Building, caching and loading the embedded model zoo.
+
+Layout under the cache (``$NBMERGE_CACHE`` or ``~/.cache/nbmerge``)::
+
+    zoo/store-<recipe hash>/        shared by suites with the same recipe (tiny8 ⊂ tiny14 ⊂ tiny20)
+        journal.json                sha256 of every finished artifact (a file not in it is not finished)
+        data/<task>.npz  base.safetensors  heads/<task>.safetensors  experts/<task>.safetensors
+    zoo/<suite>-<recipe hash>/      what `nbmerge zoo path SUITE` prints
+        base.safetensors  experts/<task>.safetensors  heads/<task>.safetensors   (hard links into the store)
+        manifest.json               written last: its presence means the suite is complete
+
+Every artifact is written atomically and recorded in the journal only afterwards, so an interrupted build resumes
+where it stopped, and a truncated or altered file is detected by its checksum and rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import torch
+
+from ..errors import CheckpointError, NbmergeError
+from ..io import _atomic_write, atomic_write_text, load_state_dict, save_state_dict
+from .model import Architecture, Head, encoder_state_dict
+from .train import Recipe, finetune, fit_head, pretrain
+
+TINY_RECIPE = Recipe()
+# micro: the 3-task suite the tests build; a small pool and short runs so it builds in seconds.
+MICRO_RECIPE = replace(Recipe(), pool_classes=100, pool_per_class=30, pretrain_epochs=8, pretrain_batch=128,
+                       expert_steps=100, expert_lr=1e-3, warmup_steps=5, ta_grid=(0.3, 0.6, 1.0),
+                       eval_examples=600)
+
+
+def recipe_for(suite: str) -> Recipe:
+    return MICRO_RECIPE if suite == "micro" else TINY_RECIPE
+
+
+def cache_root(cache: Optional[str | os.PathLike] = None) -> Path:
+    return Path(cache or os.environ.get("NBMERGE_CACHE") or Path.home() / ".cache" / "nbmerge")
+
+
+def recipe_hash(recipe: Recipe) -> str:
+    return hashlib.sha256(json.dumps(recipe.to_dict(), sort_keys=True).encode()).hexdigest()[:12]
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class Store:
+    """Artifacts with a checksum journal: ``has`` is true only for complete, unaltered files."""
+
+    def __init__(self, root: Path, log=print):
+        self.root = root
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.journal_path = root / "journal.json"
+        self.log = log
+        try:
+            self.journal = json.loads(self.journal_path.read_text()) if self.journal_path.exists() else {}
+        except ValueError:
+            self.log(f"{self.journal_path} is corrupt: rebuilding every artifact")
+            self.journal = {}
+
+    def path(self, rel: str) -> Path:
+        return self.root / rel
+
+    def has(self, rel: str) -> bool:
+        path = self.path(rel)
+        if rel not in self.journal:
+            return False
+        if not path.exists() or _sha256(path) != self.journal[rel]:
+            self.log(f"cache file {path} is missing, truncated or altered (checksum mismatch): rebuilding it")
+            del self.journal[rel]
+            return False
+        return True
+
+    def verify(self, rel: str) -> Path:
+        """The path of a finished artifact, or a clear error if it is absent or corrupt."""
+        path = self.path(rel)
+        if rel not in self.journal or not path.exists():
+            raise CheckpointError(f"{path} is missing: run `nbmerge zoo build` to (re)build it")
+        if _sha256(path) != self.journal[rel]:
+            raise CheckpointError(f"{path} is truncated or altered (sha256 differs from the build journal): "
+                                  "run `nbmerge zoo build` to rebuild it")
+        return path
+
+    def _record(self, rel: str) -> None:
+        self.journal[rel] = _sha256(self.path(rel))
+        atomic_write_text(self.journal_path, json.dumps(self.journal, indent=1, sort_keys=True))
+
+    def put_tensors(self, rel: str, tensors: dict[str, torch.Tensor]) -> None:
+        save_state_dict(tensors, self.path(rel))
+        self._record(rel)
+
+    def put_arrays(self, rel: str, arrays: dict[str, np.ndarray]) -> None:
+        import io
+
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        _atomic_write(self.path(rel), buffer.getvalue())
+        self._record(rel)
+
+    def load_arrays(self, rel: str) -> dict[str, np.ndarray]:
+        with np.load(self.verify(rel), allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+
+
+def _task_arrays(store: Store, task: str, recipe: Recipe) -> dict[str, np.ndarray]:
+    from .data import build_task
+
+    rel = f"data/{task}.npz"
+    if not store.has(rel):
+        data = build_task(task)
+        cap = slice(0, recipe.eval_examples or None)
+        store.put_arrays(rel, {"train_x": data.train_x, "train_y": data.train_y, "val_x": data.val_x[cap],
+                               "val_y": data.val_y[cap], "test_x": data.test_x[cap], "test_y": data.test_y[cap],
+                               "class_names": np.array(data.class_names)})
+    return store.load_arrays(rel)
+
+
+def _pool(recipe: Recipe) -> tuple[np.ndarray, np.ndarray]:
+    from .data import build_pretrain_pool
+
+    x, y, _ = build_pretrain_pool(images_per_class=recipe.pool_per_class)
+    if recipe.pool_classes:
+        keep = y < recipe.pool_classes
+        x, y = x[keep], y[keep]
+    return x, y
+
+
+def _tqdm(total: int, desc: str, quiet: bool):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, disable=quiet, leave=False)
+
+
+def _encoder_from(state: dict[str, torch.Tensor], arch: Architecture) -> torch.nn.Module:
+    from .model import build_encoder, load_encoder_weights
+
+    encoder = build_encoder(arch)
+    load_encoder_weights(encoder, state)
+    return encoder.eval()
+
+
+def suite_dir(suite: str, cache=None) -> Path:
+    return cache_root(cache) / "zoo" / f"{suite}-{recipe_hash(recipe_for(suite))}"
+
+
+def _link(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.link.tmp")
+    if tmp.exists():
+        tmp.unlink()
+    try:
+        os.link(source, tmp)
+    except OSError:
+        shutil.copy2(source, tmp)
+    os.replace(tmp, target)
+
+
+def build_zoo(suite: str, cache=None, quiet: bool = False, log=print) -> Path:
+    """Build (or reuse) the zoo of ``suite`` and return its folder; resumes an interrupted build."""
+    from .data import SUITES
+
+    if suite not in SUITES:
+        raise NbmergeError(f"unknown suite {suite!r}; valid suites: {', '.join(SUITES)}")
+    out = suite_dir(suite, cache)
+    if (out / "manifest.json").exists():
+        try:
+            load_zoo(suite, cache)  # verifies every checksum
+            return out
+        except NbmergeError as exc:
+            log(f"{exc}; rebuilding")
+            (out / "manifest.json").unlink()
+    recipe = recipe_for(suite)
+    store = Store(cache_root(cache) / "zoo" / f"store-{recipe_hash(recipe)}", log=log)
+    tasks = list(SUITES[suite])
+    timings: dict[str, float] = {}
+    torch_threads = torch.get_num_threads()
+
+    start = time.perf_counter()
+    arrays = {}
+    for task in tasks:
+        arrays[task] = _task_arrays(store, task, recipe)
+    timings["data_s"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    if not store.has("base.safetensors"):
+        pool_x, pool_y = _pool(recipe)
+        bar = _tqdm(1, "pretraining the base", quiet)
+
+        def progress(step, total, loss):
+            bar.total = total
+            bar.update(1)
+            bar.set_postfix(loss=f"{loss:.2f}")
+
+        base_encoder = pretrain(pool_x, pool_y, recipe, progress=progress)
+        bar.close()
+        store.put_tensors("base.safetensors", encoder_state_dict(base_encoder))
+    base_state = load_state_dict(store.verify("base.safetensors"))
+    base_encoder = _encoder_from(base_state, recipe.arch)
+    timings["pretrain_s"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    for index, task in enumerate(tasks):
+        head_rel, expert_rel = f"heads/{task}.safetensors", f"experts/{task}.safetensors"
+        task_seed = _task_seed(task)
+        if not store.has(head_rel):
+            head = fit_head(base_encoder, arrays[task]["train_x"], arrays[task]["train_y"], recipe, task_seed)
+            store.put_tensors(head_rel, head.state_dict())
+        head = Head.from_state_dict(load_state_dict(store.verify(head_rel)))
+        if not store.has(expert_rel):
+            bar = _tqdm(recipe.expert_steps, f"expert {index + 1}/{len(tasks)}: {task}", quiet)
+            expert = finetune(base_encoder, head, arrays[task]["train_x"], arrays[task]["train_y"], recipe,
+                              task_seed, progress=lambda s, t, loss: bar.update(1))
+            bar.close()
+            store.put_tensors(expert_rel, encoder_state_dict(expert))
+    timings["experts_s"] = time.perf_counter() - start
+
+    for rel in ["base.safetensors"] + [f"{kind}/{task}.safetensors" for task in tasks
+                                        for kind in ("heads", "experts")]:
+        _link(store.verify(rel), out / rel)
+
+    start = time.perf_counter()
+    measured = _measure(out, tasks, arrays, recipe)
+    timings["evaluation_s"] = time.perf_counter() - start
+    manifest = {
+        "suite": suite, "tasks": tasks, "recipe": recipe.to_dict(), "recipe_hash": recipe_hash(recipe),
+        "store": str(store.root), "checksums": {rel: store.journal[rel] for rel in
+                                               ["base.safetensors"] + [f"{kind}/{task}.safetensors" for task in tasks
+                                                                       for kind in ("heads", "experts")]},
+        "classes": {task: [str(c) for c in arrays[task]["class_names"]] for task in tasks},
+        "timings": timings, "environment": _environment(torch_threads), **measured,
+    }
+    atomic_write_text(out / "manifest.json", json.dumps(manifest, indent=1))
+    return out
+
+
+def _task_seed(task: str) -> int:
+    return int(hashlib.sha256(task.encode()).hexdigest()[:8], 16)
+
+
+def _environment(threads: int) -> dict:
+    import open_clip
+
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                             cwd=Path(__file__).parent, timeout=5).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        sha = None
+    return {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__,
+            "open_clip": open_clip.__version__, "machine": platform.machine(), "threads": threads,
+            "git_sha": sha, "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+
+
+class Zoo:
+    """A built zoo: paths, heads, per-task data, and a cached evaluator."""
+
+    def __init__(self, root: Path, manifest: dict, arrays: dict[str, dict[str, np.ndarray]]):
+        self.root = root
+        self.manifest = manifest
+        self.tasks = list(manifest["tasks"])
+        self.arrays = arrays
+        self.arch = Architecture(**manifest["recipe"]["arch"])
+        self._evaluator = None
+
+    @property
+    def base_path(self) -> Path:
+        return self.root / "base.safetensors"
+
+    def expert_path(self, task: str) -> Path:
+        return self.root / "experts" / f"{task}.safetensors"
+
+    @property
+    def expert_paths(self) -> list[Path]:
+        return [self.expert_path(t) for t in self.tasks]
+
+    def heads(self) -> dict[str, Head]:
+        return {t: Head.from_state_dict(load_state_dict(self.root / "heads" / f"{t}.safetensors"))
+                for t in self.tasks}
+
+    def evaluator(self, device: str = "cpu"):
+        from .evaluate import Evaluator
+
+        if self._evaluator is None:
+            splits = {t: {s: (self.arrays[t][f"{s}_x"], self.arrays[t][f"{s}_y"]) for s in ("val", "test")}
+                      for t in self.tasks}
+            expert = {t: {s: self.manifest["expert_accuracy"][s][t] for s in ("val", "test")} for t in self.tasks}
+            self._evaluator = Evaluator(self.arch, splits, self.heads(), expert, device=device)
+        return self._evaluator
+
+
+def load_zoo(suite: str, cache=None) -> Zoo:
+    """Open a built suite, verifying every checkpoint's checksum (clear error if incomplete or corrupt)."""
+    root = suite_dir(suite, cache)
+    manifest_path = root / "manifest.json"
+    if not manifest_path.exists():
+        raise NbmergeError(f"suite {suite!r} is not built (no {manifest_path}): run `nbmerge zoo build {suite}`")
+    manifest = json.loads(manifest_path.read_text())
+    for rel, digest in manifest["checksums"].items():
+        path = root / rel
+        if not path.exists() or _sha256(path) != digest:
+            raise CheckpointError(f"{path} is missing, truncated or altered: run `nbmerge zoo build {suite}`")
+    store = Store(Path(manifest["store"]), log=lambda *_: None)
+    arrays = {task: store.load_arrays(f"data/{task}.npz") for task in manifest["tasks"]}
+    return Zoo(root, manifest, arrays)
+
+
+def _measure(root: Path, tasks: list[str], arrays: dict, recipe: Recipe) -> dict:
+    """Base, expert, averaging and TA accuracies plus the interference diagnostics ZOO_NOTES asks for."""
+    import nbmerge
+
+    from .evaluate import Evaluator
+
+    heads = {t: Head.from_state_dict(load_state_dict(root / "heads" / f"{t}.safetensors")) for t in tasks}
+    splits = {t: {s: (arrays[t][f"{s}_x"], arrays[t][f"{s}_y"]) for s in ("val", "test")} for t in tasks}
+    evaluator = Evaluator(recipe.arch, splits, heads)
+    base = load_state_dict(root / "base.safetensors")
+    experts = [load_state_dict(root / "experts" / f"{t}.safetensors") for t in tasks]
+
+    def acc(state, split):
+        result = evaluator.evaluate(state, split)
+        return {t: result["tasks"][t]["accuracy"] for t in tasks}
+
+    base_acc = {s: acc(base, s) for s in ("val", "test")}
+    cross = {}  # cross[i][j]: expert i on task j (test)
+    expert_acc = {"val": {}, "test": {}}
+    for task, expert in zip(tasks, experts):
+        cross[task] = acc(expert, "test")
+        expert_acc["test"][task] = cross[task][task]
+        expert_acc["val"][task] = evaluator.evaluate(expert, "val", tasks=[task])["tasks"][task]["accuracy"]
+
+    def normalized(accs):
+        return float(np.mean([accs[t] / expert_acc["test"][t] for t in tasks]))
+
+    average = acc(nbmerge.merge("average", base, experts), "test")
+    curve = []
+    for lam in recipe.ta_grid:
+        merged = nbmerge.merge("task_arithmetic", base, experts, {"scale": lam})
+        curve.append({"scale": lam, "val": float(np.mean(list(acc(merged, "val").values()))),
+                      "test_accuracy": acc(merged, "test")})
+    best = max(curve, key=lambda row: row["val"])
+    gains = sum(cross[t][t] - base_acc["test"][t] for t in tasks)
+    damage = sum(base_acc["test"][j] - cross[i][j] for i in tasks for j in tasks if j != i)
+    vectors = nbmerge.task_vectors(base, experts)
+    flat = torch.stack([torch.cat([v.reshape(-1).double() for v in tv.values()]) for tv in vectors])
+    norms = flat.norm(dim=1)
+    cosines = (flat @ flat.T) / (norms[:, None] * norms[None, :])
+    return {
+        "base_accuracy": base_acc,
+        "expert_accuracy": expert_acc,
+        "simple_average_accuracy": {"test": average},
+        "simple_average_normalized_accuracy": normalized(average),
+        "task_arithmetic": {"grid": list(recipe.ta_grid), "best_scale": best["scale"],
+                            "test_accuracy": best["test_accuracy"],
+                            "normalized_accuracy": normalized(best["test_accuracy"]),
+                            "curve": [{"scale": r["scale"], "val_mean": r["val"],
+                                       "test_mean": float(np.mean(list(r["test_accuracy"].values())))}
+                                      for r in curve]},
+        "task_arithmetic_normalized_accuracy": normalized(best["test_accuracy"]),
+        "diagnostics": {
+            "cross_task_accuracy": cross,
+            "interference_ratio": damage / gains if gains else float("nan"),
+            "task_vector_norms": {t: float(n) for t, n in zip(tasks, norms)},
+            "task_vector_cosines": cosines.tolist(),
+        },
+        "eval_throughput_images_per_s": evaluator.throughput,
+    }
+
+
+def info(suite: str, cache=None) -> dict:
+    zoo = load_zoo(suite, cache)
+    m = zoo.manifest
+    return {
+        "suite": suite,
+        "tasks": [{"name": t, "classes": len(m["classes"][t]), "base_accuracy": m["base_accuracy"]["test"][t],
+                   "expert_accuracy": m["expert_accuracy"]["test"][t]} for t in zoo.tasks],
+        "simple_average_normalized_accuracy": m["simple_average_normalized_accuracy"],
+        "task_arithmetic_normalized_accuracy": m["task_arithmetic_normalized_accuracy"],
+        "mean_base_accuracy": float(np.mean(list(m["base_accuracy"]["test"].values()))),
+        "mean_expert_accuracy": float(np.mean(list(m["expert_accuracy"]["test"].values()))),
+        "interference_ratio": m["diagnostics"]["interference_ratio"],
+        "task_arithmetic_best_scale": m["task_arithmetic"]["best_scale"],
+        "eval_throughput_images_per_s": m["eval_throughput_images_per_s"],
+        "timings": m["timings"],
+    }
+
+
+def collect_grams(zoo: Zoo, model_state: dict[str, torch.Tensor], n: int, seed: int = 0) -> dict[str, dict]:
+    """Per task, the input Grams of every linear weight of ``model_state`` on ``n`` training examples."""
+    from .model import build_encoder, load_encoder_weights, to_input
+    from .stats import GramRecorder
+
+    encoder = build_encoder(zoo.arch)
+    load_encoder_weights(encoder, model_state)
+    encoder.eval()
+    out = {}
+    for task in zoo.tasks:
+        x = zoo.arrays[task]["train_x"]
+        generator = np.random.default_rng([seed, _task_seed(task), 5])
+        chosen = generator.permutation(len(x))[:n]
+        with torch.inference_mode(), GramRecorder(encoder) as recorder:
+            for i in range(0, len(chosen), 512):
+                encoder(to_input(torch.from_numpy(x[chosen[i:i + 512]])))
+        out[task] = {"grams": recorder.grams, "examples": len(chosen), "tokens": recorder.tokens}
+    return out

@@ -1,0 +1,73 @@
+"""Fast evaluation of zoo checkpoints: the hot loop of every search (BMM evaluates a merged model per trial).
+
+Preprocessed inputs are cached per task and split; one encoder instance is reused (weights loaded in place);
+batches run under ``inference_mode`` with no per-example Python work.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Optional
+
+import numpy as np
+import torch
+
+from ..metrics import accuracy, expected_calibration_error, nll
+from .model import Architecture, Head, build_encoder, features, load_encoder_weights, to_input
+
+
+class Evaluator:
+    def __init__(self, arch: Architecture, tasks: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]],
+                 heads: Mapping[str, Head], expert_accuracy: Optional[Mapping[str, Mapping[str, float]]] = None,
+                 batch: int = 2048, device: str = "cpu"):
+        """``tasks[name][split] = (images uint8 [N,H,W], labels int64 [N])``."""
+        self.device = device
+        self.encoder = build_encoder(arch).to(device).eval()
+        self.heads = {name: Head(h.weight.to(device), h.logit_scale) for name, h in heads.items()}
+        self.batch = batch
+        self.expert_accuracy = expert_accuracy or {}
+        self._inputs: dict[tuple[str, str], tuple[torch.Tensor, torch.Tensor]] = {}
+        for name, splits in tasks.items():
+            for split, (images, labels) in splits.items():
+                self._inputs[(name, split)] = (to_input(torch.from_numpy(images)).contiguous().to(device),
+                                               torch.from_numpy(labels).long().to(device))
+        self.task_names = list(tasks)
+        self.images_seen = 0
+        self.seconds = 0.0
+
+    def load(self, state_dict: Mapping[str, torch.Tensor]) -> None:
+        load_encoder_weights(self.encoder, dict(state_dict))
+
+    @torch.inference_mode()
+    def logits(self, task: str, split: str) -> tuple[torch.Tensor, torch.Tensor]:
+        inputs, labels = self._inputs[(task, split)]
+        head = self.heads[task]
+        start = time.perf_counter()
+        out = torch.cat([head.logits(features(self.encoder, inputs[i:i + self.batch]))
+                         for i in range(0, len(inputs), self.batch)])
+        self.seconds += time.perf_counter() - start
+        self.images_seen += len(inputs)
+        return out, labels
+
+    def evaluate(self, state_dict: Optional[Mapping[str, torch.Tensor]] = None, split: str = "test",
+                 tasks: Optional[Sequence[str]] = None) -> dict:
+        """Per-task accuracy, NLL, ECE (and normalized accuracy when expert accuracies are known), with means."""
+        if state_dict is not None:
+            self.load(state_dict)
+        per_task = {}
+        for task in tasks or self.task_names:
+            logits, labels = self.logits(task, split)
+            row = {"accuracy": accuracy(logits, labels), "nll": nll(logits, labels),
+                   "ece": expected_calibration_error(logits.softmax(-1), labels)}
+            expert = self.expert_accuracy.get(task, {}).get(split)
+            if expert:
+                row["normalized_accuracy"] = row["accuracy"] / expert
+            per_task[task] = row
+        keys = sorted({k for row in per_task.values() for k in row})
+        means = {k: float(np.mean([row[k] for row in per_task.values() if k in row])) for k in keys}
+        return {"split": split, "tasks": per_task, "mean": means}
+
+    @property
+    def throughput(self) -> float:
+        return self.images_seen / self.seconds if self.seconds else float("nan")

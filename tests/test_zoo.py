@@ -1,0 +1,135 @@
+"""The embedded zoo end to end on the `micro` suite (built once per test session into a temporary cache)."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+import nbmerge
+from nbmerge.cli import main
+from nbmerge.io import load_state_dict, save_state_dict
+from nbmerge.metrics import expected_calibration_error
+from nbmerge.zoo.build import build_zoo, info, load_zoo, suite_dir
+from nbmerge.zoo.model import Architecture, build_encoder
+from nbmerge.zoo.stats import GramRecorder, attention_heads_output
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cache")
+    build_zoo("micro", cache=root, quiet=True)
+    return root
+
+
+def test_micro_zoo_layout_and_info(cache, capsys):
+    root = suite_dir("micro", cache)
+    assert (root / "base.safetensors").exists() and (root / "manifest.json").exists()
+    zoo = load_zoo("micro", cache)
+    assert all(p.exists() for p in zoo.expert_paths)
+    assert main(["zoo", "path", "micro", "--cache", str(cache)]) == 0
+    assert capsys.readouterr().out.strip() == str(root)
+    assert main(["zoo", "info", "micro", "--cache", str(cache), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["suite"] == "micro" and len(data["tasks"]) == 3
+    for task in data["tasks"]:
+        assert 0 <= task["base_accuracy"] <= 1 and 0 <= task["expert_accuracy"] <= 1
+        assert task["classes"] >= 2
+    # experts are fine-tuned on their own task: on average they beat the frozen-head base
+    assert np.mean([t["expert_accuracy"] for t in data["tasks"]]) > np.mean([t["base_accuracy"] for t in data["tasks"]])
+    assert 0 < data["simple_average_normalized_accuracy"] <= 1.5
+    manifest = json.loads((root / "manifest.json").read_text())
+    diag = manifest["diagnostics"]
+    assert len(diag["task_vector_cosines"]) == 3 and np.isfinite(diag["interference_ratio"])
+    assert manifest["eval_throughput_images_per_s"] > 0
+
+
+def test_merge_eval_and_stats_on_zoo_checkpoints(cache, tmp_path, capsys):
+    zoo = load_zoo("micro", cache)
+    merged = tmp_path / "ties.safetensors"
+    assert main(["merge", "--method", "ties", "--base", str(zoo.base_path), "--experts",
+                 *map(str, zoo.expert_paths), "--out", str(merged)]) == 0
+    capsys.readouterr()
+    assert main(["eval", "--suite", "micro", "--model", str(merged), "--json", "--cache", str(cache)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result["tasks"]) == set(zoo.tasks)
+    for row in result["tasks"].values():
+        assert {"accuracy", "normalized_accuracy", "nll", "ece"} <= set(row)
+    # evaluating an expert reproduces the expert accuracy recorded at build time
+    expert_eval = zoo.evaluator().evaluate(load_state_dict(zoo.expert_paths[0]), "test")
+    task = zoo.tasks[0]
+    assert expert_eval["tasks"][task]["accuracy"] == pytest.approx(zoo.manifest["expert_accuracy"]["test"][task])
+
+    stats_dir = tmp_path / "grams"
+    assert main(["stats", "--suite", "micro", "--model", str(zoo.base_path), "--n", "32", "--out", str(stats_dir),
+                 "--cache", str(cache)]) == 0
+    gram_files = [stats_dir / f"{t}.safetensors" for t in zoo.tasks]
+    grams = load_state_dict(gram_files[0])
+    base = load_state_dict(zoo.base_path)
+    assert len(grams) == 4 * zoo.arch.layers
+    for key, gram in grams.items():
+        assert gram.shape == (base[key].shape[1],) * 2
+        torch.testing.assert_close(gram, gram.T)
+    out = tmp_path / "regmean.safetensors"
+    assert main(["merge", "--method", "regmean", "--base", str(zoo.base_path), "--experts",
+                 *map(str, zoo.expert_paths), "--grams", *map(str, gram_files), "--out", str(out)]) == 0
+
+
+def test_eval_rejects_a_checkpoint_with_other_keys(cache, tmp_path, capsys):
+    bad = tmp_path / "bad.safetensors"
+    save_state_dict({"visual.something_else": torch.zeros(3)}, bad)
+    assert main(["eval", "--suite", "micro", "--model", str(bad), "--cache", str(cache)]) == 2
+    assert "does not match the zoo's encoder" in capsys.readouterr().err
+
+
+def test_corrupt_cache_file_is_detected_and_rebuilt(cache):
+    zoo = load_zoo("micro", cache)
+    path = zoo.expert_paths[1]
+    original = load_state_dict(path)
+    data = path.read_bytes()
+    path.unlink()  # the suite folder holds hard links into the store: replace, don't write through
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(nbmerge.CheckpointError, match="truncated or altered"):
+        load_zoo("micro", cache)
+    messages = []
+    build_zoo("micro", cache=cache, quiet=True, log=messages.append)
+    rebuilt = load_state_dict(load_zoo("micro", cache).expert_paths[1])
+    assert any("rebuilding" in m for m in messages)
+    for key in original:
+        assert torch.equal(original[key], rebuilt[key])
+
+
+def test_unknown_suite_and_unbuilt_suite_are_clear_errors(tmp_path, capsys):
+    assert main(["zoo", "build", "nope", "--cache", str(tmp_path)]) == 2
+    assert "valid suites" in capsys.readouterr().err
+    with pytest.raises(nbmerge.NbmergeError, match="not built"):
+        info("micro", cache=tmp_path)
+
+
+def test_gram_recorder_matches_the_real_attention_forward():
+    encoder = build_encoder(Architecture()).eval()
+    x = torch.randn(3, 17, 64)
+    block = encoder.transformer.resblocks[0]
+    reference = block.attn(x, x, x, need_weights=False)[0]
+    torch.testing.assert_close(block.attn.out_proj(attention_heads_output(block.attn, x)), reference)
+    images = torch.randn(2, 3, 28, 28)
+    with GramRecorder(encoder) as recorder:
+        encoder(images)
+    assert recorder.tokens == 2 * 17
+    key = "visual.transformer.resblocks.0.attn.in_proj_weight"
+    assert recorder.grams[key].shape == (64, 64)
+    assert torch.linalg.eigvalsh(recorder.grams[key]).min() > -1e-8
+
+
+def test_ece_of_calibrated_and_overconfident_predictors():
+    gen = torch.Generator().manual_seed(0)
+    n = 200_000
+    confidence = torch.rand(n, generator=gen, dtype=torch.float64) * 0.5 + 0.5
+    correct = torch.rand(n, generator=gen, dtype=torch.float64) < confidence
+    labels = torch.where(correct, torch.zeros(n, dtype=torch.long), torch.ones(n, dtype=torch.long))
+    probs = torch.stack([confidence, 1 - confidence], dim=1)
+    assert expected_calibration_error(probs, labels) < 0.01
+    overconfident = torch.stack([torch.full((n,), 0.99, dtype=torch.float64),
+                                 torch.full((n,), 0.01, dtype=torch.float64)], dim=1)
+    assert expected_calibration_error(overconfident, labels) == pytest.approx(0.99 - correct.double().mean().item(),
+                                                                             abs=1e-9)
