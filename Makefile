@@ -10,7 +10,7 @@ export TRANSFORMERS_OFFLINE := 1
 DEBIAN_PACKAGES := dataset-fashion-mnist fonts-noto-core fonts-noto-cjk fonts-dejavu-core fonts-liberation \
 	fonts-freefont-ttf fonts-urw-base35
 
-.PHONY: setup system-deps test report peer-fusionbench lab clean
+.PHONY: setup system-deps test report zoo peer-fusionbench lab clean
 
 system-deps:
 	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -31,9 +31,14 @@ setup: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest
 
-# The main job. Today the only report is the engine's peer check; the notebook report suite
-# (`nbmerge report`, issue #4) replaces this target's body when it lands.
-report: peer-fusionbench
+# The main job. Until the notebook report suite (`nbmerge report`) lands, it builds the default zoo and records
+# its measurements, then runs the engine's peer check against FusionBench.
+report: zoo peer-fusionbench
+
+zoo: $(STAMP)
+	$(VENV)/bin/nbmerge zoo build tiny8
+	$(VENV)/bin/nbmerge zoo info tiny8 --json > reports/zoo_tiny8.json.tmp && mv reports/zoo_tiny8.json.tmp reports/zoo_tiny8.json
+	@echo "wrote reports/zoo_tiny8.json"
 
 peer-fusionbench: $(STAMP)
 	$(PY) -m nbmerge.peers.fusionbench --out reports
