@@ -231,8 +231,9 @@ def build_zoo(suite: str, cache=None, quiet: bool = False, log=print) -> Path:
             store.put_tensors(expert_rel, encoder_state_dict(expert))
     timings["experts_s"] = time.perf_counter() - start
 
-    for rel in ["base.safetensors"] + [f"{kind}/{task}.safetensors" for task in tasks
-                                        for kind in ("heads", "experts")]:
+    artifacts = ["base.safetensors"] + [f"{kind}/{task}.safetensors" for task in tasks
+                                        for kind in ("heads", "experts")]
+    for rel in artifacts:
         _link(store.verify(rel), out / rel)
 
     start = time.perf_counter()
@@ -240,9 +241,7 @@ def build_zoo(suite: str, cache=None, quiet: bool = False, log=print) -> Path:
     timings["evaluation_s"] = time.perf_counter() - start
     manifest = {
         "suite": suite, "tasks": tasks, "recipe": recipe.to_dict(), "recipe_hash": recipe_hash(recipe),
-        "store": str(store.root), "checksums": {rel: store.journal[rel] for rel in
-                                               ["base.safetensors"] + [f"{kind}/{task}.safetensors" for task in tasks
-                                                                       for kind in ("heads", "experts")]},
+        "store": str(store.root), "checksums": {rel: store.journal[rel] for rel in artifacts},
         "classes": {task: [str(c) for c in arrays[task]["class_names"]] for task in tasks},
         "timings": timings, "environment": _environment(torch_threads), **measured,
     }
