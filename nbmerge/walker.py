@@ -220,9 +220,9 @@ class ModelView:
     def base_tensor(self, key: str) -> torch.Tensor:
         return self._load(self.base, key, self.compute_dtype(key))
 
-    def deltas(self, key: str) -> list[torch.Tensor]:
+    def deltas(self, key: str, base: Optional[torch.Tensor] = None) -> list[torch.Tensor]:
         """Task vectors τ_t = θ_t − θ₀ of one tensor, in the compute dtype on the compute device."""
-        base = self.base_tensor(key)
+        base = self.base_tensor(key) if base is None else base
         deltas = [self._load(e, key, base.dtype) - base for e in self.experts]
         return self.transform(deltas, key=key) if self.transform else deltas
 
@@ -348,7 +348,7 @@ def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable,
             unit_params.update(walk.module_params.get(k, {}))
         unit_scale = float(unit_params.pop("scale", scale))
         base_tensors = [view.base_tensor(k) for k in unit.keys]
-        deltas_per_key = [view.deltas(k) for k in unit.keys]
+        deltas_per_key = [view.deltas(k, base) for k, base in zip(unit.keys, base_tensors)]
         extras = dict(context, key=key, base=base_tensors[0],
                       grams=view.stat("grams", unit.keys[0]), fishers=view.stat("fishers", key))
         if unit.matrix:
