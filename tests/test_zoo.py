@@ -162,3 +162,14 @@ def test_interrupted_build_resumes_without_redoing_finished_steps(tmp_path, monk
     assert len(calls) == 2  # only the two unfinished experts were trained
     assert (store / "base.safetensors").stat().st_mtime_ns == pretrained
     assert load_zoo("micro", tmp_path).tasks == ["digits", "hebrew", "devanagari"]
+
+
+def test_evaluation_only_knobs_do_not_invalidate_trained_artifacts():
+    from dataclasses import replace
+
+    from nbmerge.zoo.build import TINY_RECIPE, recipe_hash, store_hash
+
+    other_grid = replace(TINY_RECIPE, ta_grid=(0.05, 0.1))
+    assert store_hash(other_grid) == store_hash(TINY_RECIPE)
+    assert recipe_hash(other_grid) != recipe_hash(TINY_RECIPE)
+    assert store_hash(replace(TINY_RECIPE, expert_steps=1)) != store_hash(TINY_RECIPE)

@@ -2,7 +2,7 @@
 
 Layout under the cache (``$NBMERGE_CACHE`` or ``~/.cache/nbmerge``)::
 
-    zoo/store-<recipe hash>/        shared by suites with the same recipe (tiny8 ⊂ tiny14 ⊂ tiny20)
+    zoo/store-<training hash>/      shared by suites with the same training recipe (tiny8 ⊂ tiny14 ⊂ tiny20)
         journal.json                sha256 of every finished artifact (a file not in it is not finished)
         data/<task>.npz  base.safetensors  heads/<task>.safetensors  experts/<task>.safetensors
     zoo/<suite>-<recipe hash>/      what `nbmerge zoo path SUITE` prints
@@ -51,6 +51,12 @@ def cache_root(cache: Optional[str | os.PathLike] = None) -> Path:
 
 def recipe_hash(recipe: Recipe) -> str:
     return hashlib.sha256(json.dumps(recipe.to_dict(), sort_keys=True).encode()).hexdigest()[:12]
+
+
+def store_hash(recipe: Recipe) -> str:
+    """Hash of what the trained artifacts depend on: evaluation-only knobs (the TA grid) are left out, so that
+    changing them re-evaluates a suite without retraining its base and experts."""
+    return recipe_hash(replace(recipe, ta_grid=()))
 
 
 def _sha256(path: Path) -> str:
@@ -187,7 +193,7 @@ def build_zoo(suite: str, cache=None, quiet: bool = False, log=print) -> Path:
             log(f"{exc}; rebuilding")
             (out / "manifest.json").unlink()
     recipe = recipe_for(suite)
-    store = Store(cache_root(cache) / "zoo" / f"store-{recipe_hash(recipe)}", log=log)
+    store = Store(cache_root(cache) / "zoo" / f"store-{store_hash(recipe)}", log=log)
     tasks = list(SUITES[suite])
     timings: dict[str, float] = {}
     torch_threads = torch.get_num_threads()
