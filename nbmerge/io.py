@@ -7,6 +7,7 @@ models in memory. Every file is written under a temporary name and renamed into 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -149,6 +150,15 @@ def load_state_dict(path: Union[str, os.PathLike]) -> StateDict:
     """Load a whole checkpoint (file, index or folder) into memory."""
     source = SafetensorsSource(path)
     return {key: source.get(key) for key in source.keys()}
+
+
+def sha256_file(path: Union[str, os.PathLike]) -> str:
+    """Hex sha256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from ..errors import CheckpointError, NbmergeError
-from ..io import _atomic_write, atomic_write_text, load_state_dict, save_state_dict
+from ..io import _atomic_write, atomic_write_text, load_state_dict, save_state_dict, sha256_file
 from .model import Architecture, Head, encoder_state_dict
 from .train import Recipe, finetune, fit_head, pretrain
 
@@ -59,14 +59,6 @@ def store_hash(recipe: Recipe) -> str:
     return recipe_hash(replace(recipe, ta_grid=()))
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 class Store:
     """Artifacts with a checksum journal: ``has`` is true only for complete, unaltered files."""
 
@@ -88,7 +80,7 @@ class Store:
         path = self.path(rel)
         if rel not in self.journal:
             return False
-        if not path.exists() or _sha256(path) != self.journal[rel]:
+        if not path.exists() or sha256_file(path) != self.journal[rel]:
             self.log(f"cache file {path} is missing, truncated or altered (checksum mismatch): rebuilding it")
             del self.journal[rel]
             return False
@@ -99,13 +91,13 @@ class Store:
         path = self.path(rel)
         if rel not in self.journal or not path.exists():
             raise CheckpointError(f"{path} is missing: run `nbmerge zoo build` to (re)build it")
-        if _sha256(path) != self.journal[rel]:
+        if sha256_file(path) != self.journal[rel]:
             raise CheckpointError(f"{path} is truncated or altered (sha256 differs from the build journal): "
                                   "run `nbmerge zoo build` to rebuild it")
         return path
 
     def _record(self, rel: str) -> None:
-        self.journal[rel] = _sha256(self.path(rel))
+        self.journal[rel] = sha256_file(self.path(rel))
         atomic_write_text(self.journal_path, json.dumps(self.journal, indent=1, sort_keys=True))
 
     def put_tensors(self, rel: str, tensors: dict[str, torch.Tensor]) -> None:
@@ -152,6 +144,15 @@ def _tqdm(total: int, desc: str, quiet: bool):
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=desc, disable=quiet, leave=False)
+
+
+def _load_heads(root: Path, tasks: list[str]) -> dict[str, Head]:
+    return {t: Head.from_state_dict(load_state_dict(root / "heads" / f"{t}.safetensors")) for t in tasks}
+
+
+def _eval_splits(arrays: dict, tasks: list[str]) -> dict:
+    """``{task: {split: (images, labels)}}`` for the validation and test splits."""
+    return {t: {s: (arrays[t][f"{s}_x"], arrays[t][f"{s}_y"]) for s in ("val", "test")} for t in tasks}
 
 
 def _encoder_from(state: dict[str, torch.Tensor], arch: Architecture) -> torch.nn.Module:
@@ -295,17 +296,15 @@ class Zoo:
         return [self.expert_path(t) for t in self.tasks]
 
     def heads(self) -> dict[str, Head]:
-        return {t: Head.from_state_dict(load_state_dict(self.root / "heads" / f"{t}.safetensors"))
-                for t in self.tasks}
+        return _load_heads(self.root, self.tasks)
 
     def evaluator(self, device: str = "cpu"):
         from .evaluate import Evaluator
 
         if self._evaluator is None:
-            splits = {t: {s: (self.arrays[t][f"{s}_x"], self.arrays[t][f"{s}_y"]) for s in ("val", "test")}
-                      for t in self.tasks}
             expert = {t: {s: self.manifest["expert_accuracy"][s][t] for s in ("val", "test")} for t in self.tasks}
-            self._evaluator = Evaluator(self.arch, splits, self.heads(), expert, device=device)
+            self._evaluator = Evaluator(self.arch, _eval_splits(self.arrays, self.tasks), self.heads(), expert,
+                                        device=device)
         return self._evaluator
 
 
@@ -318,7 +317,7 @@ def load_zoo(suite: str, cache=None) -> Zoo:
     manifest = json.loads(manifest_path.read_text())
     for rel, digest in manifest["checksums"].items():
         path = root / rel
-        if not path.exists() or _sha256(path) != digest:
+        if not path.exists() or sha256_file(path) != digest:
             raise CheckpointError(f"{path} is missing, truncated or altered: run `nbmerge zoo build {suite}`")
     store = Store(Path(manifest["store"]), log=lambda *_: None)
     arrays = {task: store.load_arrays(f"data/{task}.npz") for task in manifest["tasks"]}
@@ -331,9 +330,7 @@ def _measure(root: Path, tasks: list[str], arrays: dict, recipe: Recipe) -> dict
 
     from .evaluate import Evaluator
 
-    heads = {t: Head.from_state_dict(load_state_dict(root / "heads" / f"{t}.safetensors")) for t in tasks}
-    splits = {t: {s: (arrays[t][f"{s}_x"], arrays[t][f"{s}_y"]) for s in ("val", "test")} for t in tasks}
-    evaluator = Evaluator(recipe.arch, splits, heads)
+    evaluator = Evaluator(recipe.arch, _eval_splits(arrays, tasks), _load_heads(root, tasks))
     base = load_state_dict(root / "base.safetensors")
     experts = [load_state_dict(root / "experts" / f"{t}.safetensors") for t in tasks]
 

@@ -30,6 +30,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont, features
 
 from ..errors import NbmergeError
+from ..io import sha256_file
 
 IMAGE_SIZE = 28
 RENDER_SIZE = 64  # glyphs are drawn and warped at 64 px, then downsampled (anti-aliased) to IMAGE_SIZE
@@ -206,11 +207,7 @@ def _sha256_file(path: str | Path) -> str:
     stat = os.stat(path)
     key = (str(path), stat.st_size, stat.st_mtime_ns)
     if key not in _hash_cache:
-        digest = hashlib.sha256()
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        _hash_cache[key] = digest.hexdigest()
+        _hash_cache[key] = sha256_file(path)
     return _hash_cache[key]
 
 
