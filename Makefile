@@ -7,10 +7,11 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
 # Debian packages the embedded zoo's data comes from (data_manifests/ records versions and checksums).
+# chromium: headless, for the test that opens the HTML reports in a real browser.
 DEBIAN_PACKAGES := dataset-fashion-mnist fonts-noto-core fonts-noto-cjk fonts-dejavu-core fonts-liberation \
-	fonts-freefont-ttf fonts-urw-base35
+	fonts-freefont-ttf fonts-urw-base35 chromium
 
-.PHONY: setup system-deps test report zoo peer-fusionbench lab clean
+.PHONY: setup system-deps test report notebooks zoo peer-fusionbench lab clean
 
 system-deps:
 	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -31,9 +32,12 @@ setup: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest
 
-# The main job. Until the notebook report suite (`nbmerge report`) lands, it builds the default zoo and records
-# its measurements, then runs the engine's peer check against FusionBench.
-report: zoo peer-fusionbench
+# The main job: every notebook rendered to offline HTML (reports/index.html), the default zoo's measurements, and
+# the engine's peer check against FusionBench.
+report: notebooks zoo peer-fusionbench
+
+notebooks: $(STAMP)
+	$(VENV)/bin/nbmerge report
 
 zoo: $(STAMP)
 	$(VENV)/bin/nbmerge zoo build tiny8

@@ -35,17 +35,22 @@ def _size(text: str) -> int:
     return size
 
 
+def _statistics(method) -> str:
+    text = "data-free" if method.data_free else "needs " + ", ".join(method.needs)
+    return text + "".join(f", {stat} optional" for stat in method.optional)
+
+
 def cmd_methods(args) -> int:
     from .registry import all_methods
 
     rows = []
     for m in all_methods():
-        needs = "data-free" if m.data_free else "needs " + ", ".join(m.needs)
+        needs = _statistics(m)
         params = ", ".join(f"{p.name}={p.default}" for p in m.params.values())
         rows.append((m.name, needs, params, m.paper))
     if args.verbose:
         for m in all_methods():
-            print(f"{m.name}  ({'data-free' if m.data_free else 'needs ' + ', '.join(m.needs)})  {m.paper}")
+            print(f"{m.name}  ({_statistics(m)})  {m.paper}")
             print(f"    {m.summary}")
             for p in m.params.values():
                 print(f"    --param {p.name}={p.default!s:<8} {p.help}")
@@ -209,7 +214,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cache", default=None)
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("report", help="run every notebook with papermill and write offline HTML reports + index",
+                       description="Execute notebooks/*.ipynb with their layered parameters (notebooks/parameters/"
+                                   "default.yaml, then smoke.yaml with --smoke, then -p), render offline HTML into a "
+                                   "fresh reports/runs/<id>/ folder and write reports/index.html.")
+    p.add_argument("--smoke", action="store_true", help="layer notebooks/parameters/smoke.yaml on top (what CI runs)")
+    p.add_argument("--only", action="append", default=[], metavar="NAME", help="run only this notebook (repeatable)")
+    p.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("KEY", "VALUE"),
+                   help="override a parameter in every notebook that has it (value read as YAML: 3, 0.5, true, [a, b])")
+    p.add_argument("--notebooks", default=None, help="notebook folder (default: the project's notebooks/)")
+    p.add_argument("--out", default=None, help="reports folder (default: the project's reports/)")
+    p.set_defaults(func=cmd_report)
     return parser
+
+
+def cmd_report(args) -> int:
+    from pathlib import Path
+
+    from .report.pipeline import Options, parse_value, run_reports
+
+    defaults = Options()
+    options = Options(notebooks=Path(args.notebooks) if args.notebooks else defaults.notebooks,
+                      out=Path(args.out) if args.out else defaults.out, smoke=args.smoke, only=tuple(args.only),
+                      overrides={key: parse_value(value) for key, value in args.parameter})
+    run = run_reports(options)
+    failed = [r for r in run["reports"] if r["status"] != "ok"]
+    for row in failed:
+        print(f"nbmerge: report {row['name']} failed: {row['error']}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:

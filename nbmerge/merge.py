@@ -24,6 +24,9 @@ def _call(method: str, base: Source, experts: Sequence[Source], params: Optional
             if value is None:
                 raise MethodError(f"method {method!r} needs {name}: give one {name} file per expert")
             kwargs[name] = value
+        elif name in spec.optional:
+            if value is not None:
+                kwargs[name] = value
         elif value is not None:
             raise MethodError(f"method {method!r} does not use {name}")
     return spec.fn(base, experts, **kwargs, walk=walk, stream=stream)

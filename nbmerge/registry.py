@@ -36,6 +36,8 @@ class Method:
     summary: str
     needs: tuple[str, ...]
     params: dict[str, Param] = field(default_factory=dict)
+    #: statistics the method uses when given and can do without (BMM: grams, else a data-free proxy)
+    optional: tuple[str, ...] = ()
 
     @property
     def data_free(self) -> bool:
@@ -83,7 +85,8 @@ def coerce(value: Any, default: Any, where: str) -> Any:
     raise MethodError(f"{where}: expected {type(default).__name__}, got {value!r}")
 
 
-def register(name: str, *, paper: str, help: dict[str, str], needs: tuple[str, ...] = ()):
+def register(name: str, *, paper: str, help: dict[str, str], needs: tuple[str, ...] = (),
+             optional: tuple[str, ...] = ()):
     """Register a merge function under ``name`` with its paper link and parameter meanings."""
 
     def wrap(fn: Callable) -> Callable:
@@ -98,13 +101,13 @@ def register(name: str, *, paper: str, help: dict[str, str], needs: tuple[str, .
         unknown = set(help) - set(params)
         if unknown:
             raise TypeError(f"method {name}: help for unknown parameters {sorted(unknown)}")
-        for stat in needs:
+        for stat in (*needs, *optional):
             if stat not in signature.parameters:
-                raise TypeError(f"method {name}: needs {stat!r} but does not take it")
+                raise TypeError(f"method {name}: uses {stat!r} but does not take it")
         summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else name
         if name in _REGISTRY:
             raise TypeError(f"method {name!r} registered twice")
-        _REGISTRY[name] = Method(name, fn, paper, summary, tuple(needs), params)
+        _REGISTRY[name] = Method(name, fn, paper, summary, tuple(needs), params, tuple(optional))
         fn.method = _REGISTRY[name]
         return fn
 

@@ -25,3 +25,13 @@ def tiny64():
     return base, random_experts(base, 3)
 
 
+
+
+@pytest.fixture(scope="session")
+def micro_cache(tmp_path_factory):
+    """A zoo cache holding the built `micro` suite, shared by every test that needs real checkpoints."""
+    from nbmerge.zoo.build import build_zoo
+
+    root = tmp_path_factory.mktemp("zoo-cache")
+    build_zoo("micro", cache=root, quiet=True)
+    return root

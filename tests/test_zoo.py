@@ -15,11 +15,9 @@ from nbmerge.zoo.model import Architecture, build_encoder
 from nbmerge.zoo.stats import GramRecorder, attention_heads_output
 
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    root = tmp_path_factory.mktemp("cache")
-    build_zoo("micro", cache=root, quiet=True)
-    return root
+@pytest.fixture
+def cache(micro_cache):
+    return micro_cache
 
 
 def test_micro_zoo_layout_and_info(cache, capsys):

@@ -141,7 +141,7 @@ def _pool(recipe: Recipe) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _tqdm(total: int, desc: str, quiet: bool):
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # not tqdm.auto: in a notebook it warns about ipywidgets, which reports do not need
 
     return tqdm(total=total, desc=desc, disable=quiet, leave=False)
 
@@ -402,8 +402,10 @@ def info(suite: str, cache=None) -> dict:
     }
 
 
-def collect_grams(zoo: Zoo, model_state: dict[str, torch.Tensor], n: int, seed: int = 0) -> dict[str, dict]:
-    """Per task, the input Grams of every linear weight of ``model_state`` on ``n`` training examples."""
+def collect_grams(zoo: Zoo, model_state: dict[str, torch.Tensor], n: int, seed: int = 0,
+                  tasks: Optional[list[str]] = None) -> dict[str, dict]:
+    """Per task (all of the suite's, or ``tasks``), the input Grams of every linear weight of ``model_state`` on
+    ``n`` training examples."""
     from .model import build_encoder, load_encoder_weights, to_input
     from .stats import GramRecorder
 
@@ -411,7 +413,10 @@ def collect_grams(zoo: Zoo, model_state: dict[str, torch.Tensor], n: int, seed: 
     load_encoder_weights(encoder, model_state)
     encoder.eval()
     out = {}
-    for task in zoo.tasks:
+    unknown = set(tasks or ()) - set(zoo.tasks)
+    if unknown:
+        raise NbmergeError(f"tasks {sorted(unknown)} are not in this suite ({', '.join(zoo.tasks)})")
+    for task in tasks or zoo.tasks:
         x = zoo.arrays[task]["train_x"]
         generator = np.random.default_rng([seed, _task_seed(task), 5])
         chosen = generator.permutation(len(x))[:n]

@@ -1,0 +1,1 @@
+"""Logic behind the report notebooks: one module per notebook, plus what they share (common)."""

@@ -1,0 +1,140 @@
+"""What every report notebook shares: claims with verdicts, tables, the environment fingerprint, metrics.json.
+
+A notebook's last cell calls :func:`finish`, which writes ``metrics.json`` (read by ``nbmerge report``'s index)
+into the working folder and prints the fingerprint. Verdicts are computed from the run's own numbers by
+:func:`claim`; nothing is typed in by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import subprocess
+import time
+from dataclasses import MISSING, asdict, dataclass, fields, is_dataclass
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from ..errors import NbmergeError
+from ..io import atomic_write_text
+
+VERDICTS = ("held", "did not hold", "not tested")
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A paper claim, where it is stated, and what this run found."""
+
+    claim: str
+    source: str
+    verdict: str
+    evidence: str = ""
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise NbmergeError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+
+
+def claim(text: str, source: str, held: Optional[bool], evidence: str = "") -> Claim:
+    """``held=None`` means the run could not test it (say why in ``evidence``)."""
+    verdict = "not tested" if held is None else ("held" if held else "did not hold")
+    return Claim(text, source, verdict, evidence)
+
+
+def check_config(config) -> None:
+    """Reject wrong types in a frozen config dataclass: each field must match its default's type."""
+    for f in fields(config):
+        value, default = getattr(config, f.name), f.default
+        if default is MISSING or default is None:
+            continue
+        if isinstance(default, bool):
+            ok = isinstance(value, bool)
+        elif isinstance(default, float):
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        elif isinstance(default, int):
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif isinstance(default, (tuple, list)):
+            ok = isinstance(value, (tuple, list))
+        else:
+            ok = isinstance(value, type(default))
+        if not ok:
+            raise NbmergeError(f"parameter {f.name!r}: expected {type(default).__name__}, got {value!r}")
+
+
+def git_sha() -> str:
+    try:
+        return subprocess.run(["git", "-C", str(PROJECT_ROOT), "rev-parse", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def fingerprint(device: str = "cpu", seed: Optional[int] = None) -> dict:
+    """Git SHA, package versions, device and seed: enough to tell two runs' environments apart."""
+    import numpy as np
+    import torch
+
+    import nbmerge
+
+    info = {"git_sha": git_sha(), "nbmerge": nbmerge.__version__, "python": platform.python_version(),
+            "torch": torch.__version__, "numpy": np.__version__, "machine": platform.machine(),
+            "threads": torch.get_num_threads(), "device": device, "seed": seed,
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+    if str(device).startswith("cuda") and torch.cuda.is_available():
+        info["gpu"] = torch.cuda.get_device_name(torch.device(device))
+    return info
+
+
+def _jsonable(value: Any) -> Any:
+    if is_dataclass(value):
+        return _jsonable(asdict(value))
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if hasattr(value, "item") and callable(value.item):  # numpy / torch scalars
+        return _jsonable(value.item())
+    return value
+
+
+def finish(name: str, *, headline: dict, metrics: dict, claims: Sequence[Claim] = (), config=None,
+           device: str = "cpu", seed: Optional[int] = None, out: str | os.PathLike = "metrics.json") -> dict:
+    """Write ``metrics.json`` (headline, metrics, claim verdicts, parameters, fingerprint) and print the fingerprint.
+
+    ``headline`` is ``{"name": ..., "value": ..., "format": "{:.1%}"}``: the one number the index shows.
+    """
+    if not {"name", "value"} <= set(headline):
+        raise NbmergeError("headline needs a name and a value")
+    record = {"notebook": name, "headline": headline, "metrics": metrics,
+              "claims": [asdict(c) for c in claims], "parameters": config,
+              "fingerprint": fingerprint(device, seed)}
+    record = _jsonable(record)
+    atomic_write_text(Path(out), json.dumps(record, indent=1, sort_keys=True))
+    print("environment:", json.dumps(record["fingerprint"], indent=1))
+    for c in record["claims"]:
+        print(f"[{c['verdict']}] {c['claim']} — {c['evidence']}")
+    return record
+
+
+def table(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, formats: Optional[dict] = None,
+          caption: str = ""):
+    """An HTML table for a notebook (no pandas needed); ``formats`` maps column → format string."""
+    from IPython.display import HTML
+
+    columns = list(columns or (rows[0].keys() if rows else []))
+    formats = formats or {}
+
+    def cell(column, value):
+        if isinstance(value, float):
+            return formats.get(column, "{:.4f}").format(value)
+        return str(value)
+
+    head = "".join(f"<th>{c}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{cell(c, r.get(c, ''))}</td>" for c in columns) + "</tr>" for r in rows)
+    cap = f"<caption>{caption}</caption>" if caption else ""
+    return HTML(f'<table class="nbmerge">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')

@@ -1,0 +1,170 @@
+"""Open a report in headless Chromium and record what the page did: network requests, typeset math, figures.
+
+Talks the DevTools protocol over ``--remote-debugging-pipe`` (fd 3 in, fd 4 out, NUL-separated JSON), so
+it needs no websocket library and no open port. Only the page's own requests are recorded (Chromium's
+background services make requests of their own; those are not the report's). Flags from ENV.md.
+"""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import json
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from ..errors import NbmergeError
+
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--remote-debugging-pipe")
+
+# Evaluated in the page once loaded: waits for MathJax 2.7's queue to drain (if MathJax is on the page).
+_MATH_DONE = """new Promise(resolve => {
+  if (!window.MathJax || !MathJax.Hub) { resolve('no-mathjax'); return; }
+  MathJax.Hub.Queue(() => resolve('typeset'));
+})"""
+
+_PAGE_FACTS = """(() => {
+  const text = document.body ? document.body.innerText : '';
+  const raw = text.match(/\\$\\$[^$]+\\$\\$|\\$[^$\\n]+\\$/g) || [];
+  const imgs = Array.from(document.images);
+  return JSON.stringify({
+    title: document.title,
+    math_elements: document.querySelectorAll('.MathJax, .MathJax_Display, .MathJax_CHTML, mjx-container').length,
+    raw_tex: raw.slice(0, 10),
+    images: imgs.length,
+    images_decoded: imgs.filter(i => i.complete && i.naturalWidth > 0).length,
+    links: Array.from(document.links).map(a => a.getAttribute('href')),
+    text_length: text.length,
+  });
+})()"""
+
+
+def find_chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    raise NbmergeError("headless Chromium is not installed: `make system-deps` installs Debian's `chromium`")
+
+
+@dataclass
+class PageVisit:
+    url: str
+    requests: list[str] = field(default_factory=list)
+    facts: dict = field(default_factory=dict)
+    math: str = ""
+    screenshot: Optional[Path] = None
+
+    @property
+    def network_requests(self) -> list[str]:
+        """Requests that would leave the machine (anything but file: and data: URLs)."""
+        return [u for u in self.requests if not u.startswith(("file:", "data:", "about:", "blob:"))]
+
+
+class _Pipe:
+    def __init__(self, proc, to_browser: int, from_browser: int):
+        self.proc, self.out, self.inp = proc, to_browser, from_browser
+        self.buffer = b""
+        self.next_id = 0
+        self.events: list[dict] = []
+
+    def send(self, method: str, params: Optional[dict] = None, session: Optional[str] = None,
+             timeout: float = 60.0) -> dict:
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        os.write(self.out, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            for msg in self._read(deadline):
+                if msg.get("id") == self.next_id:
+                    if "error" in msg:
+                        raise NbmergeError(f"Chromium: {method} failed: {msg['error']}")
+                    return msg.get("result", {})
+                self.events.append(msg)
+
+    def _read(self, deadline: float) -> list[dict]:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise NbmergeError("Chromium did not answer in time")
+        ready, _, _ = select.select([self.inp], [], [], remaining)
+        if not ready:
+            raise NbmergeError("Chromium did not answer in time")
+        chunk = os.read(self.inp, 1 << 20)
+        if not chunk:
+            raise NbmergeError(f"Chromium exited (code {self.proc.poll()})")
+        self.buffer += chunk
+        *messages, self.buffer = self.buffer.split(b"\0")
+        return [json.loads(m) for m in messages if m]
+
+
+def visit(path: str | os.PathLike, screenshot: Optional[str | os.PathLike] = None, width: int = 1280,
+          height: int = 900, timeout: float = 60.0) -> PageVisit:
+    """Load a local HTML file, let its scripts (MathJax) finish, and return what happened."""
+    url = Path(path).resolve().as_uri()
+    chromium = find_chromium()
+    to_browser_r, to_browser_w = os.pipe()
+    from_browser_r, from_browser_w = os.pipe()
+
+    def wire_fds():  # the DevTools pipe is fds 3 (commands in) and 4 (answers out) in the child
+        # Move both ends above 4 first, so neither dup2 can clobber the other.
+        high_r, high_w = fcntl.fcntl(to_browser_r, fcntl.F_DUPFD, 10), fcntl.fcntl(from_browser_w, fcntl.F_DUPFD, 10)
+        os.dup2(high_r, 3)
+        os.dup2(high_w, 4)
+
+    with tempfile.TemporaryDirectory(prefix="nbmerge-chromium-") as profile:
+        proc = subprocess.Popen([chromium, *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
+                                 "about:blank"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, preexec_fn=wire_fds, pass_fds=(3, 4))
+        os.close(to_browser_r)
+        os.close(from_browser_w)
+        pipe = _Pipe(proc, to_browser_w, from_browser_r)
+        try:
+            return _drive(pipe, url, screenshot, timeout)
+        finally:
+            try:
+                pipe.send("Browser.close", timeout=5)
+            except NbmergeError:
+                pass
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            os.close(to_browser_w)
+            os.close(from_browser_r)
+
+
+def _drive(pipe: _Pipe, url: str, screenshot, timeout: float) -> PageVisit:
+    target = pipe.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+    session = pipe.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    pipe.send("Network.enable", session=session)
+    pipe.send("Page.enable", session=session)
+    pipe.send("Runtime.enable", session=session)
+    pipe.send("Page.navigate", {"url": url}, session=session)
+    deadline = time.monotonic() + timeout
+    while not any(e.get("method") == "Page.loadEventFired" and e.get("sessionId") == session for e in pipe.events):
+        pipe.events.extend(pipe._read(deadline))
+    math = pipe.send("Runtime.evaluate", {"expression": _MATH_DONE, "awaitPromise": True, "returnByValue": True},
+                     session=session, timeout=timeout)["result"].get("value", "")
+    facts = json.loads(pipe.send("Runtime.evaluate", {"expression": _PAGE_FACTS, "returnByValue": True},
+                                 session=session)["result"]["value"])
+    result = PageVisit(url=url, facts=facts, math=math)
+    if screenshot is not None:
+        data = pipe.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": False},
+                         session=session)["data"]
+        Path(screenshot).write_bytes(base64.b64decode(data))
+        result.screenshot = Path(screenshot)
+    # data: URLs (embedded figures) are shortened: the scheme is what matters, not the payload.
+    result.requests = [e["params"]["request"]["url"][:80] for e in pipe.events
+                       if e.get("method") == "Network.requestWillBeSent" and e.get("sessionId") == session]
+    return result

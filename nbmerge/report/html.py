@@ -1,0 +1,155 @@
+"""Offline HTML: executed notebooks rendered with a bundled MathJax, and the index of a report run.
+
+nbconvert's HTML points at CDNs for MathJax, require.js, jQuery and mermaid (ENV.md). We point MathJax at the
+copy shipped by ``jupyter-server-mathjax`` (MathJax 2.7, copied once next to the reports) and drop the other
+remote scripts, which a report never needs: an executed notebook's figures are embedded PNGs.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Optional
+
+from ..errors import NbmergeError
+from ..io import atomic_write_text
+
+# nbconvert's default config name (TeX-AMS_CHTML-full) is not in the jupyter-server-mathjax bundle (ENV.md).
+MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"
+VERDICTS = ("held", "did not hold", "not tested")
+
+_EMPTY_SCRIPT = re.compile(r'<script src=""></script>')
+# The mermaid loader is a module script that imports from a CDN when the page has a diagram; ours never do.
+_MERMAID = re.compile(r'<script type="module">(?:(?!</script>).)*jp-Mermaid(?:(?!</script>).)*</script>', re.S)
+_REMOTE = re.compile(r'(?:src|href)="(https?:)?//', re.I)
+
+
+def install_mathjax(static_dir: Path) -> Path:
+    """Copy MathJax 2.7 from the ``jupyter-server-mathjax`` package into ``static_dir/mathjax`` (once)."""
+    try:
+        import jupyter_server_mathjax
+    except ImportError as err:  # a project dependency: only a broken install gets here
+        raise NbmergeError("jupyter-server-mathjax is not installed (run `make setup`)") from err
+    source = Path(jupyter_server_mathjax.__file__).parent / "static"
+    target = static_dir / "mathjax"
+    marker = target / ".complete"
+    if marker.exists():
+        return target
+    staging = static_dir / ".mathjax.partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    shutil.copytree(source, staging)
+    (staging / ".complete").write_text("copied from jupyter-server-mathjax\n")
+    shutil.rmtree(target, ignore_errors=True)
+    os.replace(staging, target)
+    return target
+
+
+def render_notebook(notebook_path: Path, html_path: Path, mathjax_dir: Path) -> Path:
+    """Render an executed notebook to a self-contained HTML file that makes no network request."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    relative = os.path.relpath(mathjax_dir / "MathJax.js", html_path.parent)
+    exporter = HTMLExporter(mathjax_url=f"{Path(relative).as_posix()}?config={MATHJAX_CONFIG}", require_js_url="",
+                            jquery_url="", mermaid_js_url="", embed_images=True)
+    body, _ = exporter.from_notebook_node(nbformat.read(str(notebook_path), as_version=4))
+    body = _MERMAID.sub("", _EMPTY_SCRIPT.sub("", body))
+    remote = _REMOTE.findall(body)
+    if remote:  # a new nbconvert template with another CDN reference would otherwise slip through
+        raise NbmergeError(f"{html_path.name}: the rendered HTML still references remote resources")
+    atomic_write_text(html_path, body)
+    return html_path
+
+
+# ---------------------------------------------------------------------------------------------------------------- index
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
+table { border-collapse: collapse; width: 100%; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.4em 0.6em; vertical-align: top; text-align: left; }
+th { background: #f3f3f3; }
+tr.failed td { background: #fff0f0; }
+.verdict { display: inline-block; padding: 0 0.4em; border-radius: 3px; font-size: 0.85em; white-space: nowrap; }
+.held { background: #d7f5dd; } .did-not-hold { background: #ffd9d9; } .not-tested { background: #eee; }
+.params, .evidence { font-family: ui-monospace, monospace; font-size: 0.85em; color: #444; }
+.error { font-family: ui-monospace, monospace; white-space: pre-wrap; color: #a00; }
+ul.claims { margin: 0; padding-left: 1.1em; }
+"""
+
+
+def _esc(value) -> str:
+    return html.escape(str(value))
+
+
+def _format_headline(headline: Optional[dict]) -> str:
+    if not headline:
+        return "—"
+    value = headline.get("value")
+    fmt = headline.get("format", "{:.4g}")
+    try:
+        shown = fmt.format(value)
+    except (TypeError, ValueError):
+        shown = str(value)
+    return f"{_esc(headline.get('name', ''))}: <b>{_esc(shown)}</b>"
+
+
+def _claims_cell(claims: list[dict]) -> str:
+    if not claims:
+        return "—"
+    items = []
+    for claim in claims:
+        verdict = claim.get("verdict", "not tested")
+        evidence = f'<br><span class="evidence">{_esc(claim["evidence"])}</span>' if claim.get("evidence") else ""
+        items.append(f'<li><span class="verdict {verdict.replace(" ", "-")}">{_esc(verdict)}</span> '
+                     f'{_esc(claim.get("claim", ""))}{evidence}</li>')
+    return f'<ul class="claims">{"".join(items)}</ul>'
+
+
+def _params_cell(params: dict) -> str:
+    return '<span class="params">' + "<br>".join(f"{_esc(k)}={_esc(v)}" for k, v in sorted(params.items())) + "</span>"
+
+
+def index_html(run: dict, link_prefix: str, earlier: list[dict]) -> str:
+    """The index page of one run: a row per report; ``link_prefix`` is the path from the page to the run folder."""
+    rows = []
+    for row in run["reports"]:
+        status = row["status"]
+        link = f'<a href="{_esc(link_prefix + row["html"])}">{_esc(row["name"])}</a>' if row.get("html") else _esc(
+            row["name"])
+        notebook = f'<a href="{_esc(link_prefix + row["notebook"])}">{_esc(row["notebook"])}</a>'
+        if status == "ok":
+            result = _format_headline(row.get("headline"))
+        else:
+            result = f'<div class="error">{_esc(row.get("error", "failed"))}</div>'
+        rows.append(
+            f'<tr class="{_esc(status)}"><td>{link}</td><td>{notebook}</td><td>{_params_cell(row["parameters"])}</td>'
+            f'<td>{_esc(row.get("date", ""))}</td><td>{_esc(row.get("git_sha", "")[:10])}</td>'
+            f'<td>{row.get("seconds", 0):.0f} s</td><td>{result}</td><td>{_claims_cell(row.get("claims", []))}</td></tr>')
+    history = ""
+    if earlier:
+        items = "".join(f'<li><a href="{_esc(r["href"])}">{_esc(r["id"])}</a> — {_esc(r["summary"])}</li>'
+                        for r in earlier)
+        history = f"<h2>Earlier runs</h2><ul>{items}</ul>"
+    failed = sum(r["status"] != "ok" for r in run["reports"])
+    summary = f'{len(run["reports"])} reports, {failed} failed' if failed else f'{len(run["reports"])} reports'
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>nbmerge reports — {_esc(run["id"])}</title>
+<style>{_CSS}</style></head><body>
+<h1>nbmerge reports</h1>
+<p>Run <b>{_esc(run["id"])}</b> ({_esc(run["mode"])} parameters), started {_esc(run["started"])}, git
+{_esc(run.get("git_sha", "")[:10])}: {_esc(summary)}. Every number below comes from this run's notebooks.</p>
+<table><thead><tr><th>report</th><th>notebook</th><th>parameters</th><th>date</th><th>git SHA</th><th>run time</th>
+<th>headline</th><th>paper claims tested</th></tr></thead><tbody>
+{"".join(rows)}
+</tbody></table>
+{history}
+</body></html>
+"""
+
+
+def write_index(path: Path, run: dict, link_prefix: str, earlier: list[dict]) -> None:
+    atomic_write_text(path, index_html(run, link_prefix, earlier))

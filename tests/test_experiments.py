@@ -1,0 +1,98 @@
+"""The logic behind the notebooks (nbmerge.experiments): analytic checks on tiny inputs, determinism on `micro`."""
+
+import json
+
+import pytest
+import torch
+
+from nbmerge.errors import NbmergeError
+from nbmerge.experiments import tour
+from nbmerge.experiments.common import Claim, claim, finish
+
+W = "visual.transformer.resblocks.{}.{}"
+
+
+def _model(values: dict) -> dict:
+    return {k: torch.as_tensor(v, dtype=torch.float64) for k, v in values.items()}
+
+
+def test_module_kind_reads_open_clip_and_hf_names():
+    assert tour.module_kind(W.format(3, "attn.in_proj_weight")) == ("attn-in", 3)
+    assert tour.module_kind(W.format(0, "attn.out_proj.weight")) == ("attn-out", 0)
+    assert tour.module_kind(W.format(1, "mlp.c_fc.weight")) == ("mlp-in", 1)
+    assert tour.module_kind(W.format(2, "mlp.c_proj.weight")) == ("mlp-out", 2)
+    assert tour.module_kind("vision_model.encoder.layers.5.self_attn.k_proj.weight") == ("attn-in", 5)
+    assert tour.module_kind("vision_model.encoder.layers.5.mlp.fc2.weight") == ("mlp-out", 5)
+    assert tour.module_kind("visual.proj") == ("other", None)
+
+
+def test_sign_conflicts_count_disagreeing_entries():
+    key = W.format(0, "mlp.c_fc.weight")
+    base = _model({key: torch.zeros(2, 5)})
+    # task 1 and task 2 disagree on the sign of the first row, agree on the second
+    one = _model({key: [[1, 2, 3, 4, 5], [1, 1, 1, 1, 1]]})
+    two = _model({key: [[-1, -2, -3, -4, -5], [2, 2, 2, 2, 2]]})
+    (row,) = tour.sign_conflicts(base, [one, two], density=1.0)
+    assert row["all"] == pytest.approx(0.5) and row["trimmed"] == pytest.approx(0.5)
+    (row,) = tour.sign_conflicts(base, [one, two], density=0.3)  # keeps the 3 largest of each: row 0's 3,4,5
+    assert row["trimmed"] == pytest.approx(1.0)
+
+
+def test_subspace_overlap_is_one_for_shared_and_zero_for_disjoint_directions():
+    key = W.format(0, "attn.out_proj.weight")
+    base = _model({key: torch.zeros(4, 4)})
+    e = torch.eye(4, dtype=torch.float64)
+    same = [_model({key: 3 * torch.outer(e[0], e[1])}), _model({key: torch.outer(e[0], e[2])})]
+    apart = [_model({key: torch.outer(e[0], e[1])}), _model({key: torch.outer(e[3], e[1])})]
+    assert tour.subspace_overlap(base, same, top_fraction=0.25)[0]["overlap"] == pytest.approx(1.0)
+    assert tour.subspace_overlap(base, apart, top_fraction=0.25)[0]["overlap"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_claims_and_verdicts():
+    rows = [{"method": "task_arithmetic", "normalized": 0.8}, {"method": "ties", "normalized": 0.85},
+            {"method": "tsv", "normalized": 0.7}]
+    verdicts = {c.claim.split()[0]: c.verdict for c in tour.tour_claims(rows)}
+    assert verdicts == {"TIES-Merging": "held", "TSV-M": "did not hold", "ISO-CTS": "not tested",
+                        "RegMean,": "not tested"}
+    assert claim("x", "y", None).verdict == "not tested"
+    with pytest.raises(NbmergeError, match="verdict must be one of"):
+        Claim("x", "y", "maybe")
+
+
+def test_config_rejects_wrong_types():
+    with pytest.raises(NbmergeError, match="parameter 'seed'"):
+        tour.TourConfig(seed="0")
+    with pytest.raises(NbmergeError, match="parameter 'smoke'"):
+        tour.TourConfig(smoke=1)
+    assert tour.TourConfig(methods=["ties"]).methods == ("ties",)
+
+
+def test_finish_writes_metrics(tmp_path, capsys):
+    out = tmp_path / "metrics.json"
+    finish("demo", headline={"name": "h", "value": torch.tensor(0.5)}, metrics={"nan": float("nan")},
+           claims=[claim("c", "s", True, "e")], config=tour.TourConfig(), out=out)
+    record = json.loads(out.read_text())
+    assert record["headline"]["value"] == 0.5 and record["metrics"]["nan"] is None
+    assert record["claims"][0]["verdict"] == "held" and record["parameters"]["suite"] == "micro"
+    assert "git_sha" in record["fingerprint"] and "environment:" in capsys.readouterr().out
+    with pytest.raises(NbmergeError, match="headline needs"):
+        finish("demo", headline={"value": 1}, metrics={}, out=out)
+
+
+def test_tour_numbers_repeat_exactly(micro_cache):
+    """Running the tour twice with the same parameters gives the same numbers (wall times aside)."""
+    config = tour.TourConfig(cache=str(micro_cache), smoke=True, methods=("task_arithmetic", "ties", "regmean"))
+
+    def numbers():
+        zoo = tour.open_zoo(config)
+        base, experts = tour.load_models(zoo)
+        rows = tour.compare_methods(zoo, config, base, experts)
+        return ([{k: v for k, v in r.items() if k != "seconds"} for r in rows],
+                tour.sign_conflicts(base, experts), tour.subspace_overlap(base, experts))
+
+    first, second = numbers(), numbers()
+    assert first == second
+    rows = first[0]
+    assert [r["method"] for r in rows] == ["base (zero-shot)", "experts (own task)", "average", "task_arithmetic",
+                                           "ties", "regmean"]
+    assert all(0 <= r["mean"] <= 1 for r in rows)

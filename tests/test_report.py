@@ -1,0 +1,189 @@
+"""``nbmerge report``: parameter layering, failure handling, the index, offline HTML in a real browser."""
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from nbmerge.cli import main
+from nbmerge.errors import NbmergeError
+from nbmerge.report.browser import visit
+from nbmerge.report.pipeline import Options, discover, notebook_parameters, parse_value, resolve_parameters, run_reports
+
+REPO = Path(__file__).resolve().parents[1]
+
+GOOD_CELLS = [
+    ("markdown", r"# A good report" "\n\nInline math $\\tau_t = \\theta_t - \\theta_0$ and display $$\\sum_t \\tau_t.$$"),
+    ("parameters", 'scale = 2.0\nsmoke = False\nlabel = "x"'),
+    ("code", "%matplotlib inline\nimport matplotlib.pyplot as plt\nplt.plot([0, 1], [0, scale]);"),
+    ("code", "from nbmerge.experiments.common import claim, finish\n"
+             "claims = [claim('twice one is two', 'arithmetic', 2 * 1 == 2, 'computed'),\n"
+             "          claim('the answer is untested', 'nowhere', None, 'no data')]\n"
+             "finish('good', headline={'name': 'scaled', 'value': scale * 21, 'format': '{:.1f}'},\n"
+             "       metrics={'value': scale * 21, 'smoke': smoke}, claims=claims, config={'scale': scale})"),
+]
+BAD_CELLS = [
+    ("parameters", "smoke = False"),
+    ("code", "x = 1"),
+    ("code", "raise ValueError('the data went missing')"),
+    ("code", "print('never reached')"),
+]
+
+
+def write_notebook(path: Path, cells) -> Path:
+    nb = nbformat.v4.new_notebook()
+    for kind, source in cells:
+        if kind == "markdown":
+            nb.cells.append(nbformat.v4.new_markdown_cell(source))
+        else:
+            cell = nbformat.v4.new_code_cell(source)
+            if kind == "parameters":
+                cell.metadata["tags"] = ["parameters"]
+            nb.cells.append(cell)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(path))
+    return path
+
+
+@pytest.fixture
+def book(tmp_path):
+    """A notebook folder with a good and a failing notebook and two parameter layers."""
+    folder = tmp_path / "notebooks"
+    write_notebook(folder / "good.ipynb", GOOD_CELLS)
+    write_notebook(folder / "zz_bad.ipynb", BAD_CELLS)
+    (folder / "parameters").mkdir()
+    (folder / "parameters" / "default.yaml").write_text("all:\n  smoke: false\ngood:\n  scale: 3.0\n")
+    (folder / "parameters" / "smoke.yaml").write_text("all:\n  smoke: true\ngood:\n  label: smoky\n")
+    return folder
+
+
+# ----------------------------------------------------------------------------------------------- parameters (fast)
+
+def test_parameter_layers_last_wins(book):
+    notebooks = discover(book)
+    assert [p.stem for p in notebooks] == ["good", "zz_bad"]
+    assert notebook_parameters(book / "good.ipynb") == {"scale": 2.0, "smoke": False, "label": "x"}
+    default = resolve_parameters(notebooks, book / "parameters", smoke=False, overrides={})
+    assert default == {"good": {"smoke": False, "scale": 3.0}, "zz_bad": {"smoke": False}}
+    smoke = resolve_parameters(notebooks, book / "parameters", smoke=True, overrides={"scale": 5})
+    assert smoke["good"] == {"smoke": True, "scale": 5, "label": "smoky"}
+    assert smoke["zz_bad"] == {"smoke": True}  # `scale` is not one of its parameters: not injected
+
+
+def test_parameter_errors_are_clear(book):
+    notebooks = discover(book)
+    with pytest.raises(NbmergeError, match="no selected notebook has such a parameter"):
+        resolve_parameters(notebooks, book / "parameters", False, {"nonsense": 1})
+    with pytest.raises(NbmergeError, match="'scale' is float"):
+        resolve_parameters(notebooks, book / "parameters", False, {"scale": "big"})
+    with pytest.raises(NbmergeError, match="'smoke' is bool"):
+        resolve_parameters(notebooks, book / "parameters", False, {"smoke": 1})
+    (book / "parameters" / "default.yaml").write_text("good:\n  colour: red\n")
+    with pytest.raises(NbmergeError, match="has no parameter 'colour'"):
+        resolve_parameters(notebooks, book / "parameters", False, {})
+    (book / "parameters" / "default.yaml").write_text("missing_notebook:\n  smoke: true\n")
+    with pytest.raises(NbmergeError, match="no notebook named missing_notebook"):
+        resolve_parameters(notebooks, book / "parameters", False, {})
+    with pytest.raises(NbmergeError, match="--only: no notebook named nope"):
+        discover(book, ("nope",))
+    write_notebook(book / "noparams.ipynb", [("code", "x = 1")])
+    with pytest.raises(NbmergeError, match="exactly one cell tagged `parameters`"):
+        notebook_parameters(book / "noparams.ipynb")
+
+
+def test_cli_values_read_as_yaml():
+    assert parse_value("3") == 3 and parse_value("0.5") == 0.5 and parse_value("true") is True
+    assert parse_value("[tsv, ties]") == ["tsv", "ties"] and parse_value("tiny8") == "tiny8"
+
+
+# ------------------------------------------------------------------------------------------ a run, with a failure
+
+@pytest.fixture
+def runs(book, tmp_path):
+    """Two runs of the small book: the first default, the second smoke and only the good notebook."""
+    out = tmp_path / "reports"
+    code = main(["report", "--notebooks", str(book), "--out", str(out), "-p", "scale", "4"])
+    first = json.loads(next((out / "runs").glob("*/run.json")).read_text())
+    second = run_reports(Options(notebooks=book, out=out, smoke=True, only=("good",), log=lambda *_: None))
+    return out, code, first, second
+
+
+def test_failed_notebook_is_reported_and_others_still_run(runs):
+    out, code, first, _ = runs
+    assert code == 1 and first["status"] == "failed"
+    good, bad = first["reports"]
+    assert good["status"] == "ok" and good["parameters"] == {"smoke": False, "scale": 4}
+    assert good["headline"]["value"] == 84.0
+    assert [c["verdict"] for c in good["claims"]] == ["held", "not tested"]
+    assert bad["status"] == "failed" and "ValueError: the data went missing" in bad["error"]
+    run_dir = out / "runs" / first["id"]
+    partial = nbformat.read(str(run_dir / "zz_bad.ipynb"), as_version=4)  # the partially executed copy is kept
+    outputs = [o for c in partial.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert any(o.get("ename") == "ValueError" for o in outputs)
+    assert (run_dir / "zz_bad.html").exists() and (run_dir / "good.html").exists()
+    metrics = json.loads((run_dir / "good" / "metrics.json").read_text())
+    assert metrics["metrics"] == {"value": 84.0, "smoke": False} and metrics["fingerprint"]["git_sha"]
+
+
+def test_each_run_gets_a_fresh_folder_and_the_index_links_the_latest(runs):
+    out, _, first, second = runs
+    assert second["status"] == "complete" and first["id"] != second["id"]
+    assert second["reports"][0]["parameters"] == {"smoke": True, "scale": 3.0, "label": "smoky"}
+    assert (out / "runs" / first["id"] / "good.html").exists()  # the earlier run is untouched
+    index = (out / "index.html").read_text()
+    assert f'runs/{second["id"]}/good.html' in index and f'runs/{first["id"]}/index.html' in index
+    assert "twice one is two" in index and "scaled: <b>63.0</b>" in index
+    assert (out / "runs" / first["id"] / "index.html").exists()
+
+
+def test_reports_render_offline_in_a_real_browser(runs, tmp_path):
+    out, _, _, second = runs
+    page = out / "runs" / second["id"] / "good.html"
+    shot = tmp_path / "good.png"
+    result = visit(page, screenshot=shot)
+    assert result.network_requests == [], result.network_requests
+    assert result.math == "typeset" and result.facts["math_elements"] >= 2 and result.facts["raw_tex"] == []
+    assert result.facts["images"] >= 1 and result.facts["images_decoded"] == result.facts["images"]
+    assert shot.stat().st_size > 10_000
+    index = visit(out / "index.html", screenshot=tmp_path / "index.png")
+    assert index.network_requests == [] and f'runs/{second["id"]}/good.html' in index.facts["links"]
+
+
+def test_browser_check_sees_network_requests(tmp_path):
+    """The no-network assertion can fail: a page that loads a remote script is caught."""
+    page = tmp_path / "remote.html"
+    page.write_text('<html><body><p>$x$</p><script src="http://example.invalid/x.js"></script></body></html>')
+    result = visit(page)
+    assert any(u.startswith("http://example.invalid") for u in result.network_requests)
+    assert result.math == "no-mathjax" and result.facts["raw_tex"] == ["$x$"]
+
+
+# ------------------------------------------------------------------------------------------- the real notebooks
+
+def test_notebooks_follow_the_conventions():
+    for path in discover(REPO / "notebooks"):
+        nb = nbformat.read(str(path), as_version=4)
+        assert all(not c.get("outputs") and c.get("execution_count") is None for c in nb.cells
+                   if c.cell_type == "code"), f"{path.name} is committed with outputs"
+        params = notebook_parameters(path)
+        assert {"suite", "device", "seed", "smoke"} <= set(params), path.name
+        assert "finish(" in nb.cells[-1].source, f"{path.name}: the last cell must write metrics.json"
+    resolve_parameters(discover(REPO / "notebooks"), REPO / "notebooks" / "parameters", True, {})
+
+
+def test_smoke_reports_of_every_notebook(micro_cache, monkeypatch, tmp_path):
+    """What CI runs: every notebook with smoke parameters, the index, and one report in a real browser."""
+    monkeypatch.setenv("NBMERGE_CACHE", str(micro_cache))
+    out = tmp_path / "reports"
+    assert main(["report", "--smoke", "--out", str(out)]) == 0
+    run = json.loads(next((out / "runs").glob("*/run.json")).read_text())
+    names = [p.stem for p in discover(REPO / "notebooks")]
+    assert [r["name"] for r in run["reports"]] == names and run["status"] == "complete"
+    assert (out / "index.html").exists()
+    for row in run["reports"]:
+        assert row["headline"]["value"] is not None and row["claims"], row["name"]
+    tour = visit(out / "runs" / run["id"] / "00_tour.html")
+    assert tour.network_requests == [] and tour.facts["raw_tex"] == [] and tour.facts["math_elements"] > 5
+    assert tour.facts["images_decoded"] >= 4
