@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 DEBIAN_PACKAGES := dataset-fashion-mnist fonts-noto-core fonts-noto-cjk fonts-dejavu-core fonts-liberation \
 	fonts-freefont-ttf fonts-urw-base35 chromium
 
-.PHONY: setup system-deps test report notebooks zoo peer-fusionbench lab clean
+.PHONY: setup system-deps test report notebooks zoo peer-fusionbench peer-ace lab clean
 
 system-deps:
 	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -46,6 +46,12 @@ zoo: $(STAMP)
 
 peer-fusionbench: $(STAMP)
 	$(PY) -m nbmerge.peers.fusionbench --out reports
+
+# The official ACE-Merging code has no licence: nbmerge never ships or fetches it. Point ACE_REPO at your own
+# checkout of github.com/unravel-xu/ACE-Merging (outside this repository) to rerun reports/peer_ace.md.
+peer-ace: $(STAMP)
+	@test -n "$(ACE_REPO)" || { echo "usage: make peer-ace ACE_REPO=/path/to/ACE-Merging"; exit 2; }
+	$(PY) -m nbmerge.peers.ace_official --ace-repo $(ACE_REPO) --out reports
 
 lab: $(STAMP)
 	$(PY) -m ipykernel install --user --name nbmerge --display-name "nbmerge (.venv)"

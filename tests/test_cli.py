@@ -14,7 +14,8 @@ from nbmerge.cli import main
 from nbmerge.io import load_state_dict, save_state_dict
 
 REPO = Path(__file__).resolve().parents[1]
-METHODS = ("average", "task_arithmetic", "ties", "dare", "tsv", "iso_c", "iso_cts", "regmean", "fisher", "wudi")
+METHODS = ("average", "task_arithmetic", "ties", "dare", "tsv", "iso_c", "iso_cts", "regmean", "fisher", "wudi", "ace",
+           "bmm")
 FC = "visual.transformer.resblocks.0.mlp.c_fc.weight"
 FP16_KEY = "visual.ln_post.weight"
 

@@ -1,3 +1,3 @@
 """Every merge method: one file each, registered by importing it here."""
 
-from . import average, dare, fisher, iso_c, iso_cts, regmean, task_arithmetic, ties, tsv, wudi  # noqa: F401
+from . import ace, average, bmm, dare, fisher, iso_c, iso_cts, regmean, task_arithmetic, ties, tsv, wudi  # noqa: F401
