@@ -96,3 +96,47 @@ def test_tour_numbers_repeat_exactly(micro_cache):
     assert [r["method"] for r in rows] == ["base (zero-shot)", "experts (own task)", "average", "task_arithmetic",
                                            "ties", "regmean"]
     assert all(0 <= r["mean"] <= 1 for r in rows)
+
+
+# ------------------------------------------------------------------------------------------------------------ ACE
+
+def _ace_rows():
+    rows = []
+    for suite, tasks, ace_norm in (("s8", 8, 0.80), ("s14", 14, 0.78), ("s20", 20, 0.77)):
+        for method, norm, seconds in (("ace", ace_norm, 1.0), ("ace (ε=1e-2, code default)", 0.5, 1.0),
+                                      ("tsv", 0.79, 0.5), ("wudi", 0.70, 10.0)):
+            rows.append({"suite": suite, "tasks": tasks, "method": method, "normalized": norm, "seconds": seconds})
+    return rows
+
+
+def test_ace_margins_and_claims_from_numbers():
+    from nbmerge.experiments import ace
+
+    rows = _ace_rows()
+    gaps = ace.margins(rows)
+    assert [round(g["margin"], 4) for g in gaps] == [0.01, -0.01, -0.02]
+    assert all(g["best_other"] == "tsv" for g in gaps)  # ACE's second row is not "another method"
+    ladder = [{"step": s, "normalized": n} for s, n in (("basic", 0.7), ("+a", 0.71), ("+p", 0.72), ("+r", 0.73),
+                                                         ("auto", 0.7))]
+    homogeneous = {"fired_fraction": 0.0, "max_gamma": 0.1}
+    hetero = {"gamma": {"fired_fraction": 0.5, "max_gamma": 0.9}}
+    verdicts = [c.verdict for c in ace.ace_claims(rows, ladder, homogeneous, hetero)]
+    assert verdicts == ["did not hold", "did not hold", "held", "held", "held"]
+    assert ace.headline(rows)["value"] == pytest.approx(-2.0)
+    one_suite = [r for r in rows if r["suite"] == "s8"]
+    assert ace.ace_claims(one_suite, ladder, homogeneous, None)[1].verdict == "not tested"
+
+
+def test_variant_experts_reproduce_the_zoo_and_differ_when_asked(micro_cache):
+    from nbmerge.io import load_state_dict
+    from nbmerge.zoo.build import load_zoo, variant_experts
+
+    zoo = load_zoo("micro", micro_cache)
+    same = variant_experts(zoo)  # factors 1: the zoo's own recipe and seeds
+    for path, original in zip(same, zoo.expert_paths):
+        a, b = load_state_dict(path), load_state_dict(original)
+        assert all(torch.equal(a[k], b[k]) for k in a)
+    scaled = variant_experts(zoo, lr_factors=(0.1, 3.0), step_factors=(0.5,))
+    assert scaled[0] != scaled[1] and load_state_dict(scaled[0]).keys() == load_state_dict(same[0]).keys()
+    with pytest.raises(NbmergeError, match="factors must be"):
+        variant_experts(zoo, lr_factors=(0.0,))

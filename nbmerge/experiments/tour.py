@@ -26,6 +26,7 @@ EXPLAINS = {
     "tsv": "keeps each task's top singular directions and whitens them so tasks stop overlapping",
     "iso_cts": "flattens the spectrum of the common subspace, adds task-specific directions",
     "regmean": "solves for the weights that reproduce every expert's outputs on its inputs (needs Grams)",
+    "ace": "RegMean's closed form with each task's input covariance estimated from its own task vector (no data)",
 }
 
 _KIND = (("attn-in", re.compile(r"(in_proj_weight|[qkv]_proj\.weight)$")),
@@ -41,7 +42,7 @@ class TourConfig:
     device: str = "cpu"
     seed: int = 0
     smoke: bool = False
-    methods: tuple = ("task_arithmetic", "ties", "tsv", "iso_cts", "regmean")
+    methods: tuple = ("task_arithmetic", "ties", "tsv", "iso_cts", "regmean", "ace")
     gram_examples: int = 256     # training images per task whose activations form RegMean's Grams
     top_fraction: float = 0.1    # share of singular directions compared in the subspace-overlap figure
     cache: str = ""              # zoo cache folder; "" means $NBMERGE_CACHE or ~/.cache/nbmerge

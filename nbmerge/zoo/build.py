@@ -425,3 +425,36 @@ def collect_grams(zoo: Zoo, model_state: dict[str, torch.Tensor], n: int, seed: 
                 encoder(to_input(torch.from_numpy(x[chosen[i:i + 512]])))
         out[task] = {"grams": recorder.grams, "examples": len(chosen), "tokens": recorder.tokens}
     return out
+
+
+def variant_experts(zoo: Zoo, *, lr_factors=(1.0,), step_factors=(1.0,), quiet: bool = True) -> list[Path]:
+    """Experts fine-tuned from the zoo's base with per-task learning-rate and step multipliers (cycled over tasks).
+
+    For ACE's heterogeneous setting: experts trained with very different budgets have task vectors of very
+    different norms (METHODS.md §10: γ > 0.3 is what switches ACE's normalisation and refinement on). Cached in
+    the zoo's store beside the ordinary experts, with the same checksum journal and resume behaviour.
+    """
+    tasks = zoo.tasks
+    lr_factors, step_factors = tuple(map(float, lr_factors)), tuple(map(float, step_factors))
+    if not lr_factors or not step_factors or min(lr_factors + step_factors) <= 0:
+        raise NbmergeError("variant_experts: factors must be non-empty and positive")
+    recipe = Recipe(**{**zoo.manifest["recipe"], "arch": zoo.arch, "ta_grid": tuple(zoo.manifest["recipe"]["ta_grid"])})
+    store = Store(Path(zoo.manifest["store"]), log=lambda *_: None)
+    base_encoder = None
+    heads = zoo.heads()
+    paths = []
+    for index, task in enumerate(tasks):
+        lr = recipe.expert_lr * lr_factors[index % len(lr_factors)]
+        steps = max(1, int(round(recipe.expert_steps * step_factors[index % len(step_factors)])))
+        rel = f"variants/lr{lr:.3g}-steps{steps}/{task}.safetensors"
+        if not store.has(rel):
+            if base_encoder is None:
+                base_encoder = _encoder_from(load_state_dict(zoo.base_path), zoo.arch)
+            bar = _tqdm(steps, f"variant expert {index + 1}/{len(tasks)}: {task}", quiet)
+            expert = finetune(base_encoder, heads[task], zoo.arrays[task]["train_x"], zoo.arrays[task]["train_y"],
+                              recipe, _task_seed(task), steps=steps, lr=lr,
+                              progress=lambda s, t, loss: bar.update(1))
+            bar.close()
+            store.put_tensors(rel, encoder_state_dict(expert))
+        paths.append(store.verify(rel))
+    return paths
