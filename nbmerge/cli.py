@@ -154,6 +154,42 @@ def cmd_stats(args) -> int:
     return 0
 
 
+def cmd_bmm_search(args) -> int:
+    import json
+
+    from .experiments.bmm import tune_bmm
+    from .zoo.build import load_zoo
+
+    anchor_params = {}
+    for item in args.anchor_param:
+        if "=" not in item:
+            raise NbmergeError(f"--anchor-param expects KEY=VALUE, got {item!r}")
+        key, value = item.split("=", 1)
+        anchor_params[key.strip()] = value.strip()
+    zoo = load_zoo(args.suite, args.cache)
+    result = tune_bmm(zoo, args.anchor, anchor_params=anchor_params, grams=args.gram, strategy=args.strategy,
+                      budget=args.budget, seed=args.seed, log_path=args.log, by_depth=args.by_depth,
+                      with_scale=not args.no_scale, gram_examples=args.gram_examples, grid_sizes=args.grid_size,
+                      device=args.device, out=args.out, progress=not (args.quiet or args.json))
+    summary = result.summary()
+    if args.json:
+        print(json.dumps(summary, indent=1))
+        return 0
+    timing = summary["timing"]
+    print(f"bmm {args.strategy} on {args.suite} ({len(result.search.trials)} trials, "
+          f"{summary['replayed_trials']} from the log), anchor {args.anchor}, {args.gram} Grams")
+    print("best: " + ", ".join(f"{name} {value:.4g}" for name, value in summary["best_params"].items())
+          + f" (trial {summary['best_trial']})")
+    print(f"val accuracy {summary['val_accuracy']:.4f} (anchor {summary['anchor_val_accuracy']:.4f}); "
+          f"test accuracy {summary['test_accuracy']:.4f} (anchor {summary['anchor_test_accuracy']:.4f})")
+    if timing.get("merge_s_median") is not None:
+        print(f"per trial: merge {timing['merge_s_median']:.4f}s, evaluation {timing['eval_s_median']:.4f}s, "
+              f"optimiser {timing['optimiser_s_median']:.4f}s (medians)")
+    if summary["out"]:
+        print(f"wrote {summary['out']}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="nbmerge", description="Model merging solvers and reproducible reports.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -214,6 +250,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cache", default=None)
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("bmm-search", help="tune BMM's per-group λ and scale on a zoo suite's validation split",
+                       description="Bayesian optimisation (or random/grid/shared-λ search) of BMM's block-tied log10 ρ "
+                                   "and assembly scale on the validation split; the best merge is evaluated once on "
+                                   "test. With --log the search resumes where an interrupted run stopped.")
+    p.add_argument("--suite", required=True)
+    p.add_argument("--anchor", required=True, help="registered method whose merge is the prior mean, e.g. ties")
+    p.add_argument("--anchor-param", action="append", default=[], metavar="KEY=VALUE", help="anchor parameter")
+    p.add_argument("--gram", choices=["data", "task_vector", "hybrid"], default="data",
+                   help="Gram source: the experts' input Grams on training images, or the data-free τᵀτ")
+    p.add_argument("--gram-examples", type=int, default=256, help="training images per task for data Grams")
+    p.add_argument("--strategy", choices=["bayes", "random", "grid", "shared"], default="bayes")
+    p.add_argument("--budget", type=int, default=None, help="trials (default 20; grid: its size)")
+    p.add_argument("--grid-size", type=int, default=15, help="grid values per dimension (15 × 15 = 225)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the search")
+    p.add_argument("--by-depth", type=int, default=0, help="split each module group into N depth bins")
+    p.add_argument("--no-scale", action="store_true", help="fix the assembly scale at 1")
+    p.add_argument("--log", default=None, help="JSON-lines trial log; rerun with it to resume")
+    p.add_argument("--out", default=None, help="write the tuned merge to this .safetensors file")
+    p.add_argument("--device", default="cpu", help="auto | cpu | cuda[:N]")
+    p.add_argument("--cache", default=None)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=cmd_bmm_search)
 
     p = sub.add_parser("report", help="run every notebook with papermill and write offline HTML reports + index",
                        description="Execute notebooks/*.ipynb with their layered parameters (notebooks/parameters/"
