@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 DEBIAN_PACKAGES := dataset-fashion-mnist fonts-noto-core fonts-noto-cjk fonts-dejavu-core fonts-liberation \
 	fonts-freefont-ttf fonts-urw-base35 chromium
 
-.PHONY: setup system-deps test report notebooks zoo peer-fusionbench peer-ace lab clean
+.PHONY: setup system-deps test report notebooks zoo peer-fusionbench peer-ace smoke lab clean
 
 system-deps:
 	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -38,6 +38,10 @@ report: notebooks zoo peer-fusionbench
 
 notebooks: $(STAMP)
 	$(VENV)/bin/nbmerge report
+
+# Every notebook with smoke parameters, then every page opened in headless Chromium (CI runs this after `make test`).
+smoke: $(STAMP)
+	$(VENV)/bin/nbmerge report --smoke --check
 
 zoo: $(STAMP)
 	$(VENV)/bin/nbmerge zoo build tiny8

@@ -285,6 +285,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="override a parameter in every notebook that has it (value read as YAML: 3, 0.5, true, [a, b])")
     p.add_argument("--notebooks", default=None, help="notebook folder (default: the project's notebooks/)")
     p.add_argument("--out", default=None, help="reports folder (default: the project's reports/)")
+    p.add_argument("--check", action="store_true",
+                   help="then open the index and every report in headless Chromium: fail on any network request, "
+                        "untypeset math or missing figure (screenshots go to the run folder)")
     p.set_defaults(func=cmd_report)
     return parser
 
@@ -302,7 +305,18 @@ def cmd_report(args) -> int:
     failed = [r for r in run["reports"] if r["status"] != "ok"]
     for row in failed:
         print(f"nbmerge: report {row['name']} failed: {row['error']}", file=sys.stderr)
-    return 1 if failed else 0
+    bad_pages = {}
+    if args.check:
+        from .report.browser import check_pages
+
+        run_dir = options.out / "runs" / run["id"]
+        pages = [options.out / "index.html"] + [run_dir / r["html"] for r in run["reports"] if r.get("html")]
+        bad_pages = {p: problems for p, problems in check_pages(pages, run_dir / "screenshots").items() if problems}
+        for page, problems in bad_pages.items():
+            print(f"nbmerge: {page}: " + "; ".join(problems), file=sys.stderr)
+        if not bad_pages:
+            print(f"[report] browser check: {len(pages)} pages render offline (screenshots in {run_dir / 'screenshots'})")
+    return 1 if failed or bad_pages else 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -168,3 +168,28 @@ def _drive(pipe: _Pipe, url: str, screenshot, timeout: float) -> PageVisit:
     result.requests = [e["params"]["request"]["url"][:80] for e in pipe.events
                        if e.get("method") == "Network.requestWillBeSent" and e.get("sessionId") == session]
     return result
+
+
+def page_problems(visit_result: PageVisit) -> list[str]:
+    """What makes a rendered report unfit to read offline: remote requests, raw TeX, figures that do not load."""
+    facts = visit_result.facts
+    problems = []
+    if visit_result.network_requests:
+        problems.append(f"requests leaving the machine: {visit_result.network_requests[:3]}")
+    if facts.get("raw_tex"):
+        problems.append(f"untypeset math: {facts['raw_tex'][:3]}")
+    if facts.get("images_decoded", 0) != facts.get("images", 0):
+        problems.append(f"{facts['images'] - facts['images_decoded']} of {facts['images']} images did not load")
+    return problems
+
+
+def check_pages(paths, screenshots: Optional[Path] = None) -> dict[str, list[str]]:
+    """Open each page in headless Chromium; map page → problems (empty when the page is fine)."""
+    out = {}
+    if screenshots:
+        screenshots.mkdir(parents=True, exist_ok=True)
+    for path in paths:
+        path = Path(path)
+        shot = screenshots / f"{path.stem}.png" if screenshots else None
+        out[str(path)] = page_problems(visit(path, screenshot=shot))
+    return out
