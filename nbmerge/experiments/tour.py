@@ -6,7 +6,6 @@ notebook's cells stay one or two lines each and everything here is tested.
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import asdict, dataclass
 from typing import Optional
@@ -16,6 +15,7 @@ import torch
 
 from ..io import load_state_dict
 from ..merge import merge
+from ..methods.bmm import module_depth, module_type
 from ..walker import is_linear_weight, resolve_device, task_vectors
 from .common import check_config
 
@@ -29,11 +29,6 @@ EXPLAINS = {
     "ace": "RegMean's closed form with each task's input covariance estimated from its own task vector (no data)",
 }
 
-_KIND = (("attn-in", re.compile(r"(in_proj_weight|[qkv]_proj\.weight)$")),
-         ("attn-out", re.compile(r"out_proj\.weight$")),
-         ("mlp-in", re.compile(r"(c_fc|fc1)\.weight$")),
-         ("mlp-out", re.compile(r"(c_proj|fc2)\.weight$")))
-_DEPTH = re.compile(r"(?:resblocks|layers?)\.(\d+)\.")
 
 
 @dataclass(frozen=True)
@@ -54,10 +49,9 @@ class TourConfig:
 
 
 def module_kind(key: str) -> tuple[str, Optional[int]]:
-    """(attn-in | attn-out | mlp-in | mlp-out | other, block depth) from an open_clip or HF state-dict name."""
-    depth = _DEPTH.search(key)
-    kind = next((name for name, pattern in _KIND if pattern.search(key)), "other")
-    return kind, int(depth.group(1)) if depth else None
+    """(attn-in | attn-out | mlp-in | mlp-out | other, block depth), by BMM's tying rules (``methods/bmm.py``)."""
+    kind = module_type(key)
+    return (kind.replace("_", "-") if kind else "other"), module_depth(key)
 
 
 def open_zoo(config: TourConfig):
