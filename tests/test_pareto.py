@@ -1,0 +1,399 @@
+"""Variational merging for Pareto fronts (nbmerge.pareto, nbmerge.zoo.posteriors, nbmerge.experiments.pareto):
+analytic identities, the EM's monotone objective, exact hypervolumes, bad input, and tiny end-to-end runs on
+the `micro` zoo."""
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from nbmerge import merge, pareto
+from nbmerge.errors import MethodError, NbmergeError
+
+
+def _problem(tasks=3, components=4, params=40, seed=0, spread=0.3):
+    g = torch.Generator().manual_seed(seed)
+    base = torch.randn(params, generator=g, dtype=torch.float64)
+    means = base + spread * torch.randn(tasks, components, params, generator=g, dtype=torch.float64)
+    precisions = 0.1 + 5 * torch.rand(tasks, components, params, generator=g, dtype=torch.float64)
+    return base, means, precisions
+
+
+# ------------------------------------------------------------------------------------------------- α grids
+
+def test_simplex_grid_sizes_and_rows():
+    assert pareto.simplex_grid(2, 100).shape == (101, 2)
+    assert pareto.simplex_grid(3, 10).shape == (66, 3)
+    grid = pareto.simplex_grid(3, 20)
+    assert grid.shape == (231, 3) and torch.allclose(grid.sum(1), torch.ones(231, dtype=torch.float64))
+    assert pareto.simplex_grid(2, 4)[:, 0].tolist() == [0, 0.25, 0.5, 0.75, 1]
+    pareto.check_alphas(grid, 3)  # every row is accepted
+
+
+# ------------------------------------------------------------------------------------------------- merges
+
+def test_isotropic_merge_is_the_task_arithmetic_formula(tiny64):
+    base, experts = tiny64
+    keys = list(base)
+    flat_base = pareto.flatten_state(base, keys)
+    flat_experts = torch.stack([pareto.flatten_state(e, keys) for e in experts])
+    uniform = torch.full((1, 3), 1 / 3, dtype=torch.float64)
+    for lam in (0.3, 1.0):
+        # θ₀ + s Σ α_t τ_t at uniform α equals task arithmetic with coefficient s/T
+        ours = pareto.isotropic_merge(flat_base, flat_experts, uniform, scale=lam * 3)[0]
+        reference = pareto.flatten_state(merge("task_arithmetic", base, experts, {"scale": lam}), keys)
+        assert torch.allclose(ours, reference, atol=1e-12)
+    alphas = torch.tensor([[0.2, 0.5, 0.3], [1.0, 0.0, 0.0]], dtype=torch.float64)
+    expected = flat_base + alphas @ (flat_experts - flat_base)
+    assert torch.allclose(pareto.isotropic_merge(flat_base, flat_experts, alphas), expected, atol=1e-12)
+    assert torch.equal(pareto.isotropic_merge(flat_base, flat_experts, [[0, 1, 0]])[0], flat_experts[1])
+
+
+def test_gaussian_with_equal_precisions_is_isotropic():
+    base, means, precisions = _problem()
+    alphas = pareto.simplex_grid(3, 5)
+    shared = precisions[0, 0].expand(3, -1)
+    gaussian = pareto.gaussian_merge(base, means[:, 0], shared, alphas)
+    assert torch.allclose(gaussian, pareto.isotropic_merge(base, means[:, 0], alphas), atol=1e-12)
+    # precisions that differ by a task-independent factor per parameter change nothing either
+    assert torch.allclose(pareto.gaussian_merge(base, means[:, 0], 7 * shared, alphas), gaussian, atol=1e-12)
+
+
+def test_gaussian_merge_minimises_the_quadratic_surrogate():
+    base, means, precisions = _problem()
+    alphas = torch.tensor([[0.1, 0.6, 0.3]], dtype=torch.float64)
+    theta = pareto.gaussian_merge(base, means[:, 0], precisions[:, 0], alphas)[0]
+    # ∇ Σ_t α_t ½ Σ S_t (θ − m_t)² = Σ_t α_t S_t (θ − m_t) = 0
+    gradient = (alphas[0, :, None] * precisions[:, 0] * (theta - means[:, 0])).sum(0)
+    assert gradient.abs().max() < 1e-12
+    # and θ at a vertex is that task's mean
+    assert torch.allclose(pareto.gaussian_merge(base, means[:, 0], precisions[:, 0], [[0, 0, 1]])[0], means[2, 0])
+
+
+def test_one_component_mixture_is_the_gaussian_merge():
+    base, means, precisions = _problem(components=1)
+    alphas = pareto.simplex_grid(3, 4)
+    mog, info = pareto.mog_merge(base, means, precisions, alphas, return_info=True)
+    assert torch.allclose(mog, pareto.gaussian_merge(base, means[:, 0], precisions[:, 0], alphas), atol=1e-12)
+    assert torch.equal(info["responsibilities"], torch.ones(len(alphas), 3, 1, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("temperature", [1.0, 50.0])
+def test_em_objective_never_increases(temperature):
+    base, means, precisions = _problem(params=30, spread=0.5)
+    alphas = pareto.simplex_grid(3, 6)
+    theta, info = pareto.mog_merge(base, means, precisions, alphas, iterations=200, tol=0.0,
+                                   temperature=temperature, return_info=True)
+    history = info["objective"]
+    assert info["iterations"] >= 2 and history.shape[1] == len(alphas)
+    assert (history[1:] - history[:-1] <= 1e-9 * history.abs().amax()).all()
+    assert (history[-1] < history[0] - 1e-6).any()  # EM moved away from its initialisation somewhere
+    direct = pareto.mog_objective(theta, base, means, precisions, alphas, temperature=temperature)
+    assert torch.allclose(direct, history[-1], rtol=1e-12)
+
+
+def test_em_converges_to_a_stationary_point_of_the_objective():
+    base, means, precisions = _problem(params=10, spread=0.2)
+    alphas = torch.tensor([[0.3, 0.3, 0.4]], dtype=torch.float64)
+    theta = pareto.mog_merge(base, means, precisions, alphas, iterations=5000, tol=0.0, temperature=20.0)
+    theta = theta.clone().requires_grad_(True)
+    pareto.mog_objective(theta, base, means, precisions, alphas, temperature=20.0).sum().backward()
+    assert theta.grad.abs().max() < 1e-8
+
+
+def test_mixture_weights_and_collapse():
+    base, means, precisions = _problem(components=3)
+    same = means[:, :1].expand(-1, 3, -1)
+    mean, precision = pareto.collapse(same, precisions)
+    assert torch.allclose(mean, means[:, 0]) and torch.allclose(precision, precisions.mean(1))
+    # a component with (almost) all the weight is the whole mixture
+    weights = torch.tensor([[1 - 2e-12, 1e-12, 1e-12]] * 3, dtype=torch.float64)
+    mean, precision = pareto.collapse(means, precisions, weights)
+    assert torch.allclose(mean, means[:, 0], atol=1e-9)
+
+
+@pytest.mark.parametrize("family", ["isotropic", "gaussian", "mog"])
+def test_batched_over_alpha_equals_the_loop(family):
+    base, means, precisions = _problem(params=200, spread=0.4)
+    alphas = pareto.simplex_grid(3, 13)  # 105 α in one batch
+    run = {"isotropic": lambda a: pareto.isotropic_merge(base, means[:, 0], a),
+           "gaussian": lambda a: pareto.gaussian_merge(base, means[:, 0], precisions[:, 0], a),
+           "mog": lambda a: pareto.mog_merge(base, means, precisions, a, temperature=30.0)}[family]
+    batched = run(alphas)
+    assert batched.shape == (105, 200)
+    looped = torch.cat([run(a[None]) for a in alphas])
+    assert torch.allclose(batched, looped, atol=1e-12, rtol=0)
+
+
+def test_kernels_keep_the_base_dtype_and_device():
+    base, means, precisions = _problem()
+    base32, means32, precisions32 = base.float(), means.float(), precisions.float()
+    alphas = pareto.simplex_grid(3, 2)
+    for result in (pareto.isotropic_merge(base32, means32[:, 0], alphas),
+                   pareto.gaussian_merge(base32, means32[:, 0], precisions32[:, 0], alphas),
+                   pareto.mog_merge(base32, means32, precisions32, alphas)):
+        assert result.dtype == torch.float32 and result.device == base32.device
+    assert torch.allclose(pareto.mog_merge(base32, means32, precisions32, alphas).double(),
+                          pareto.mog_merge(base, means, precisions, alphas), atol=1e-5)
+
+
+def test_flatten_and_unflatten_round_trip(tiny):
+    base, _ = tiny
+    flat = pareto.flatten_state(base)
+    back = pareto.unflatten_state(flat, base)
+    assert list(back) == list(base) and all(torch.equal(back[k], base[k]) for k in base)
+    with pytest.raises(NbmergeError, match="template holds"):
+        pareto.unflatten_state(flat[:-1], base)
+
+
+# ---------------------------------------------------------------------------------------------- front quality
+
+def _inclusion_exclusion(points, reference):
+    """Exact volume of the union of boxes [reference, p] by inclusion–exclusion (an independent oracle)."""
+    points = [p for p in np.asarray(points, float) if (p > reference).all()]
+    total = 0.0
+    for size in range(1, len(points) + 1):
+        for subset in itertools.combinations(points, size):
+            total += (-1) ** (size + 1) * np.prod(np.min(subset, axis=0) - reference)
+    return total
+
+
+def test_hypervolume_on_known_sets():
+    assert pareto.hypervolume([[1, 3], [2, 2], [3, 1]], [0, 0]) == pytest.approx(6.0)
+    assert pareto.hypervolume([[1, 3], [2, 2], [3, 1], [1, 1]], [0, 0]) == pytest.approx(6.0)  # dominated: nothing
+    assert pareto.hypervolume([[0.5, 0.5]], [0.5, 0]) == 0.0  # not beyond the reference
+    assert pareto.hypervolume([[2, 2]], [1, 1]) == pytest.approx(1.0)
+    assert pareto.hypervolume([[1, 2, 3]], [0, 0, 0]) == pytest.approx(6.0)
+    assert pareto.hypervolume([[2, 1, 1], [1, 2, 1]], [0, 0, 0]) == pytest.approx(3.0)
+    # three unit-thick slabs along each axis of a 2-cube, overlapping in the unit cube: 3·2 − 3·1 + 1 = 4
+    assert pareto.hypervolume([[2, 1, 1], [1, 2, 1], [1, 1, 2]], [0, 0, 0]) == pytest.approx(4.0)
+    assert pareto.hypervolume(np.empty((0, 3)), [0, 0, 0]) == 0.0
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_hypervolume_matches_inclusion_exclusion(dims):
+    rng = np.random.default_rng(dims)
+    for _ in range(20):
+        points = rng.uniform(0, 1, size=(rng.integers(1, 8), dims))
+        reference = rng.uniform(0, 0.3, size=dims)
+        assert pareto.hypervolume(points, reference) == pytest.approx(_inclusion_exclusion(points, reference),
+                                                                      abs=1e-12)
+
+
+def test_pareto_mask_and_gap():
+    points = np.array([[1, 3], [2, 2], [1, 1], [3, 1], [2, 2]])
+    assert pareto.pareto_mask(points).tolist() == [True, True, False, True, True]
+    assert pareto.alpha_matched_gap([[0.5, 0.7], [0.2, 0.2]], [[0.6, 0.7], [0.2, 0.0]]) == pytest.approx(0.075)
+
+
+# -------------------------------------------------------------------------------------------------- bad input
+
+def test_bad_alphas_are_named():
+    base, means, precisions = _problem(tasks=2, components=1)
+    ok = means[:, 0], precisions[:, 0]
+    with pytest.raises(NbmergeError, match="3 task weights per row but there are 2 tasks"):
+        pareto.gaussian_merge(base, *ok, [[0.2, 0.3, 0.5]])
+    with pytest.raises(NbmergeError, match="non-negative.*row 1 has -0.5 for task 0"):
+        pareto.isotropic_merge(base, ok[0], [[0.5, 0.5], [-0.5, 1.5]])
+    with pytest.raises(NbmergeError, match="simplex.*row 0 .* sums to 1.2"):
+        pareto.mog_merge(base, means, precisions, [[0.6, 0.6]])
+    with pytest.raises(NbmergeError, match="not finite"):
+        pareto.check_alphas([[float("nan"), 1.0]], 2)
+    with pytest.raises(NbmergeError, match=r"\[A, T\] array"):
+        pareto.check_alphas(torch.ones(2, 2, 2), 2)
+    with pytest.raises(NbmergeError, match="must be numbers"):
+        pareto.check_alphas([["a", "b"]], 2)
+
+
+def test_bad_precisions_are_named():
+    base, means, precisions = _problem(tasks=2, components=2)
+    alphas = [[0.5, 0.5]]
+    zero = precisions.clone()
+    zero[1, 0, 3] = 0
+    with pytest.raises(NbmergeError, match="positive.*task 1 component 0 has 1 entries ≤ 0"):
+        pareto.mog_merge(base, means, zero, alphas)
+    negative = precisions[:, 0].clone()
+    negative[0, :2] = -1
+    with pytest.raises(NbmergeError, match="task 0 has 2 entries ≤ 0 \\(min -1\\)"):
+        pareto.gaussian_merge(base, means[:, 0], negative, alphas)
+    with pytest.raises(NbmergeError, match="NaN or Inf"):
+        pareto.gaussian_merge(base, means[:, 0], torch.full_like(negative, float("inf")), alphas)
+    with pytest.raises(NbmergeError, match="precisions have shape"):
+        pareto.gaussian_merge(base, means[:, 0], precisions[:, 0, :-1], alphas)
+    with pytest.raises(NbmergeError, match="mixture weights must be positive"):
+        pareto.mog_merge(base, means, precisions, alphas, weights=[[1.0, 0.0], [0.5, 0.5]])
+    with pytest.raises(MethodError, match="temperature must be a positive"):
+        pareto.mog_merge(base, means, precisions, alphas, temperature=0)
+
+
+def test_components_of_different_shapes_are_named():
+    base, means, precisions = _problem(tasks=2, components=2, params=10)
+    with pytest.raises(NbmergeError, match="components of different shapes.*means\\[0\\]\\[1\\] \\[9\\]"):
+        pareto.mog_merge(base, [[means[0, 0], means[0, 1, :9]], [means[1, 0], means[1, 1]]], precisions, [[1, 0]])
+    with pytest.raises(NbmergeError, match="components of different shapes.*same number of components"):
+        pareto.mog_merge(base, [means[0], means[1, :1]], precisions, [[1, 0]])
+    with pytest.raises(NbmergeError, match="means have 9 parameters per component but base has 10"):
+        pareto.gaussian_merge(base, means[:, 0, :9], precisions[:, 0, :9], [[1, 0]])
+    with pytest.raises(NbmergeError, match=r"means must be \[T, K, P\]"):
+        pareto.mog_merge(base, means[:, 0], precisions[:, 0], [[1, 0]])
+    with pytest.raises(NbmergeError, match="exact here only in 2-D and 3-D"):
+        pareto.hypervolume([[1, 1, 1, 1]], [0, 0, 0, 0])
+    with pytest.raises(NbmergeError, match="same α rows"):
+        pareto.alpha_matched_gap([[0.1, 0.2]], [[0.1, 0.2, 0.3]])
+
+
+def test_config_rejects_bad_parameters():
+    from nbmerge.experiments.pareto import ParetoConfig
+
+    with pytest.raises(NbmergeError, match="unknown families"):
+        ParetoConfig(families=["simple", "wizard"])
+    with pytest.raises(NbmergeError, match="2 or 3 distinct tasks"):
+        ParetoConfig(tasks=["a"])
+    with pytest.raises(NbmergeError, match="parameter 'components'"):
+        ParetoConfig(components="3")
+    with pytest.raises(NbmergeError, match="must be ≥ 1"):
+        ParetoConfig(front_divisions_2=0)
+
+
+# ------------------------------------------------------------------------------------------- micro zoo, end to end
+
+@pytest.fixture
+def micro(micro_cache):
+    from nbmerge.zoo.build import load_zoo
+
+    return load_zoo("micro", micro_cache)
+
+
+def _forbid(monkeypatch, module, *names):
+    def fail(*args, **kwargs):
+        raise AssertionError("a cached artifact was recomputed")
+
+    for name in names:
+        monkeypatch.setattr(module, name, fail)
+
+
+def test_posteriors_are_cached_journal_checked_and_deterministic(micro, monkeypatch):
+    from nbmerge.io import load_state_dict
+    from nbmerge.zoo import posteriors
+
+    settings = posteriors.IvonSettings(steps=3)
+    files = posteriors.ivon_posteriors(micro, ["digits", "hebrew"], 2, settings, seed=11)
+    before = {k: v.clone() for k, v in load_state_dict(files["hebrew"][1]).items()}  # not a view of the file
+    sg = posteriors.squared_gradient_posteriors(micro, ["digits"], posteriors.SquaredGradientSettings(examples=4))
+    keys = list(posteriors.load_posterior(files["digits"][0])["mean"])
+    stacked = posteriors.stack_posteriors([files["digits"], files["hebrew"]], keys)
+    assert stacked["means"].shape == (2, 2, sum(v.numel() for v in posteriors.load_posterior(sg["digits"])["mean"].values()))
+    assert (stacked["precisions"] > 0).all() and stacked["prior_precision"] == pytest.approx(1e6 * 1e-4)
+    assert not torch.equal(stacked["means"][0, 0], stacked["means"][0, 1])  # the K runs differ by seed
+
+    with monkeypatch.context() as patch:  # a second call reuses every file
+        _forbid(patch, posteriors, "train_ivon", "squared_gradient_precision")
+        assert posteriors.ivon_posteriors(micro, ["digits", "hebrew"], 2, settings, seed=11) == files
+        assert posteriors.squared_gradient_posteriors(micro, ["digits"],
+                                                      posteriors.SquaredGradientSettings(examples=4)) == sg
+
+    victim = files["hebrew"][1]
+    victim.write_bytes(victim.read_bytes()[:-8])  # truncated: the journal's checksum no longer matches
+    again = posteriors.ivon_posteriors(micro, ["digits", "hebrew"], 2, settings, seed=11)
+    assert again == files
+    after = load_state_dict(victim)  # retrained, bit for bit (only the recorded wall time differs)
+    assert all(torch.equal(before[k], after[k]) for k in before)
+    with pytest.raises(NbmergeError, match="components must be a positive integer"):
+        posteriors.ivon_posteriors(micro, ["digits"], 0, settings)
+    with pytest.raises(NbmergeError, match="not in this suite"):
+        posteriors.ivon_posteriors(micro, ["fashion"], 1, settings)
+    with pytest.raises(NbmergeError, match="same number of components"):
+        posteriors.stack_posteriors([files["digits"], files["hebrew"][:1]], keys)
+
+
+def test_multitask_vertex_is_single_task_fine_tuning(micro):
+    from nbmerge.io import load_state_dict
+    from nbmerge.zoo import posteriors
+    from nbmerge.zoo.build import _encoder_from, _task_seed
+    from nbmerge.zoo.model import encoder_state_dict
+    from nbmerge.zoo.train import finetune
+
+    # with the zoo's own settings a vertex is the zoo's expert (no training)
+    assert posteriors.multitask_run(micro, {"digits": 0.0, "hebrew": 1.0}) == micro.expert_path("hebrew")
+    short = posteriors.MultitaskSettings(steps=3)
+    path = posteriors.multitask_run(micro, {"digits": 1.0, "hebrew": 0.0}, short)
+    expert = finetune(_encoder_from(load_state_dict(micro.base_path), micro.arch), micro.heads()["digits"],
+                      micro.arrays["digits"]["train_x"], micro.arrays["digits"]["train_y"],
+                      posteriors.zoo_recipe(micro), _task_seed("digits"), steps=3)
+    trained, expected = load_state_dict(path), encoder_state_dict(expert)
+    assert all(torch.equal(trained[k], expected[k]) for k in expected)
+    mixed = posteriors.multitask_run(micro, {"hebrew": 0.5, "digits": 0.5}, short)
+    assert mixed.name == "digits=0.500000+hebrew=0.500000.safetensors"
+    assert float(posteriors.read_metadata(mixed)["seconds"]) > 0
+    with pytest.raises(NbmergeError, match="simplex"):
+        posteriors.multitask_run(micro, {"digits": 0.7, "hebrew": 0.7}, short)
+
+
+SMOKE = dict(suite="micro", tasks=("digits", "hebrew", "devanagari"), smoke=True, components=2, ivon_steps=3,
+             multitask_steps=3, sg_examples=8, em_iterations=5, multitask_divisions_2=2, multitask_divisions_3=1,
+             multitask_centroid=True, front_divisions_2=2, front_divisions_3=2, timing_divisions_2=100,
+             timing_divisions_3=2, eval_examples=40)
+
+
+def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
+    """What notebooks/pareto.ipynb runs, with smoke-sized budgets, twice: the second run retrains nothing and
+    gives the same accuracies."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from nbmerge.experiments import pareto as experiment
+    from nbmerge.experiments.common import finish
+    from nbmerge.zoo import posteriors
+
+    config = experiment.ParetoConfig(**SMOKE, cache=str(micro_cache))
+
+    def run():
+        zoo = experiment.open_zoo(config)
+        surrogates = experiment.prepare(zoo, config, log=lambda *_: None)
+        results = [experiment.run_subset(zoo, index, surrogates, config, log=lambda *_: None)
+                   for index in ([0, 1], [0, 1, 2])]
+        return surrogates, results
+
+    surrogates, results = run()
+    two, three = results
+    assert two["timing"]["alphas"] == 101 and len(two["alphas"]) == 3 and len(three["multitask"]["alphas"]) == 4
+    for result in results:
+        assert set(result["fronts"]) == set(experiment.FAMILIES)
+        for front in result["fronts"].values():
+            acc = np.array(front["accuracy"])
+            assert acc.shape == (len(result["alphas"]), len(result["tasks"])) and ((0 <= acc) & (acc <= 1)).all()
+        rows = {q["family"]: q for q in result["quality"]}
+        assert rows["multitask"]["gap"] == 0 and all(q["gap"] >= 0 and q["hypervolume_nadir"] >= 0
+                                                     for q in rows.values())
+    costs = experiment.cost_rows(results, surrogates)
+    claims = experiment.pareto_claims(results, costs, surrogates)
+    assert len(claims) == 4 and all(c.verdict in ("held", "did not hold", "not tested") for c in claims)
+    assert all(c.evidence for c in claims)
+    record = finish("pareto", headline=experiment.headline(results), claims=claims, config=experiment.as_dict(config),
+                    metrics={"subsets": results, "costs": costs}, out=tmp_path / "metrics.json")
+    assert json.loads((tmp_path / "metrics.json").read_text())["headline"]["value"] == record["headline"]["value"]
+    experiment.plot_front_2d(two)
+    experiment.plot_front_3d(three)
+
+    _forbid(monkeypatch, posteriors, "train_ivon", "squared_gradient_precision", "multitask_finetune")
+    _, again = run()
+    for first, second in zip(results, again):
+        assert {f: v["accuracy"] for f, v in first["fronts"].items()} == \
+            {f: v["accuracy"] for f, v in second["fronts"].items()}
+        assert first["multitask"]["accuracy"] == second["multitask"]["accuracy"]
+
+
+def test_tour_preview_shows_the_three_families(micro):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from nbmerge.experiments.pareto import NESTED, tour_preview
+
+    preview = tour_preview(micro, divisions=4, components=2, ivon_steps=3, eval_examples=40)
+    assert preview["tasks"] == ["digits", "hebrew"] and list(preview["fronts"]) == list(NESTED)
+    assert all(np.array(f["accuracy"]).shape == (5, 2) for f in preview["fronts"].values())
+    assert preview["figure"] is not None and set(preview["hypervolume"]) == set(NESTED)
+    with pytest.raises(NbmergeError, match="2-task front"):
+        tour_preview(micro, tasks=["digits"], plot=False)
