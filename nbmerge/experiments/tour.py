@@ -40,6 +40,10 @@ class TourConfig:
     methods: tuple = ("task_arithmetic", "ties", "tsv", "iso_cts", "regmean", "ace")
     gram_examples: int = 256     # training images per task whose activations form RegMean's Grams
     top_fraction: float = 0.1    # share of singular directions compared in the subspace-overlap figure
+    bmm_anchor: str = "task_arithmetic"   # the BMM section's anchor (prior mean)
+    pareto_components: int = 2   # IVON runs per task in the Pareto preview (MultiIVON components)
+    pareto_ivon_steps: int = 0   # IVON steps per run (0: the zoo's expert steps)
+    pareto_divisions: int = 10   # α grid of the 2-task preview: α₁ ∈ {0, 1/n, ..., 1}
     cache: str = ""              # zoo cache folder; "" means $NBMERGE_CACHE or ~/.cache/nbmerge
 
     def __post_init__(self):
