@@ -642,7 +642,7 @@ def plot_reliability(point: dict, sampled: dict, title: str = "test split, poole
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1)
         ax.set_xlabel("confidence (max predictive probability)")
-        ax.set_title(f"{name}: ECE {data['ece']:.4f}")
+        ax.set_title(f"{name}: pooled ECE {data['ece']:.4f}")
     axes[0].set_ylabel("accuracy in the bin")
     axes[0].legend(fontsize=7, loc="upper left")
     fig.suptitle(title, fontsize=9)
