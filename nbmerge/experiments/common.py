@@ -11,7 +11,6 @@ import json
 import math
 import os
 import platform
-import subprocess
 import time
 from dataclasses import MISSING, asdict, dataclass, fields, is_dataclass
 from pathlib import Path
@@ -19,9 +18,9 @@ from typing import Any, Optional, Sequence
 
 from ..errors import NbmergeError
 from ..io import atomic_write_text
+from ..provenance import git_sha
 
 VERDICTS = ("held", "did not hold", "not tested")
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -62,14 +61,6 @@ def check_config(config) -> None:
             ok = isinstance(value, type(default))
         if not ok:
             raise NbmergeError(f"parameter {f.name!r}: expected {type(default).__name__}, got {value!r}")
-
-
-def git_sha() -> str:
-    try:
-        return subprocess.run(["git", "-C", str(PROJECT_ROOT), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def fingerprint(device: str = "cpu", seed: Optional[int] = None) -> dict:

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Optional
 
 from ..errors import NbmergeError
+from ..experiments.common import VERDICTS
 from ..io import atomic_write_text
 
 # nbconvert's default config name (TeX-AMS_CHTML-full) is not in the jupyter-server-mathjax bundle (ENV.md).
 MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"
-VERDICTS = ("held", "did not hold", "not tested")
 
 _EMPTY_SCRIPT = re.compile(r'<script src=""></script>')
 # The mermaid loader is a module script that imports from a CDN when the page has a diagram; ours never do.

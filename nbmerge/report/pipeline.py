@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,9 +26,9 @@ import yaml
 
 from ..errors import NbmergeError
 from ..io import atomic_write_text
+from ..provenance import PROJECT_ROOT, git_sha
 from .html import VERDICTS, install_mathjax, render_notebook, write_index
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 KERNEL_NAME = "nbmerge-report"
 
 
@@ -141,17 +140,6 @@ def _check_type(notebook: str, key: str, value: Any, default: Any) -> None:
                            f"got {value!r}")
 
 
-def git_sha() -> str:
-    try:
-        sha = subprocess.run(["git", "-C", str(PROJECT_ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
-                             check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(PROJECT_ROOT), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-        return sha + ("-dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 @contextlib.contextmanager
 def _project_kernel():
     """A kernelspec for this interpreter, first on JUPYTER_PATH, so notebooks run in the project's environment
@@ -250,7 +238,7 @@ def run_reports(options: Options) -> dict:
     runs_root = out / "runs"
     runs_root.mkdir(parents=True, exist_ok=True)
     mathjax = install_mathjax(out / "_static")
-    sha = git_sha()
+    sha = git_sha(dirty=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_id = f"{stamp}-{sha[:7]}" + ("-smoke" if options.smoke else "")
     run_dir = runs_root / run_id

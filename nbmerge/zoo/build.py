@@ -20,7 +20,6 @@ import json
 import os
 import platform
 import shutil
-import subprocess
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -31,6 +30,7 @@ import torch
 
 from ..errors import CheckpointError, NbmergeError
 from ..io import _atomic_write, atomic_write_text, load_state_dict, save_state_dict, sha256_file
+from ..provenance import git_sha
 from .model import Architecture, Head, encoder_state_dict
 from .train import Recipe, finetune, fit_head, pretrain
 
@@ -263,11 +263,8 @@ def _task_seed(task: str) -> int:
 def _environment(threads: int) -> dict:
     import open_clip
 
-    try:
-        sha = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                             cwd=Path(__file__).parent, timeout=5).stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        sha = None
+    sha = git_sha()
+    sha = None if sha == "unknown" else sha
     return {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__,
             "open_clip": open_clip.__version__, "machine": platform.machine(), "threads": threads,
             "git_sha": sha, "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
