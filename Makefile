@@ -7,9 +7,12 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
 # Debian packages the embedded zoo's data comes from (data_manifests/ records versions and checksums).
-# chromium: headless, for the test that opens the HTML reports in a real browser.
+# chromium: headless, for the test that opens the HTML reports in a real browser. The fortune collections and
+# WordNet are the text zoo's labelled text.
 DEBIAN_PACKAGES := dataset-fashion-mnist fonts-noto-core fonts-noto-cjk fonts-dejavu-core fonts-liberation \
-	fonts-freefont-ttf fonts-urw-base35 chromium
+	fonts-freefont-ttf fonts-urw-base35 chromium \
+	fortunes fortunes-de fortunes-it fortunes-es fortunes-ru fortunes-pl fortunes-cs fortunes-eo fortunes-bg \
+	fortunes-br fortunes-mario fortunes-bofh-excuses fortune-anarchism wordnet-base
 
 .PHONY: setup system-deps test report notebooks zoo peer-fusionbench peer-ace smoke lab clean
 

@@ -111,8 +111,23 @@ def cmd_zoo(args) -> int:
                   f"normalized, TA {data['task_arithmetic_normalized_accuracy']:.3f} normalized "
                   f"(λ*={data['task_arithmetic_best_scale']})")
             for task in data["tasks"]:
-                print(f"  {task['name']:<12} {task['classes']:>3} classes  base {task['base_accuracy']:.3f}  "
+                print(f"  {task['name']:<22} {task['classes']:>3} classes  base {task['base_accuracy']:.3f}  "
                       f"expert {task['expert_accuracy']:.3f}")
+            for name, row in data.get("targets", {}).items():
+                if "met" in row:
+                    print(f"  target {name}: {row['value']:+.3f} (target {row['target']:+.2f}) "
+                          f"{'met' if row['met'] else 'NOT met'}")
+    return 0
+
+
+def cmd_pool(args) -> int:
+    from .clip.pool import import_clip_pool
+
+    start = time.perf_counter()
+    path = import_clip_pool(args.suite, args.checkpoints, args.data_root, fmt=args.format,
+                            text_model=args.text_model, device=args.device, eval_examples=args.eval_examples,
+                            cache=args.cache)
+    print(f"pool {args.suite} ready in {time.perf_counter() - start:.1f}s: {path}")
     return 0
 
 
@@ -232,6 +247,25 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "info":
             z.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_zoo)
+
+    p = sub.add_parser("pool", help="pools of real checkpoints (CLIP ViT experts) in the zoo layout")
+    psub = p.add_subparsers(dest="pool_command", required=True)
+    z = psub.add_parser("import", help="convert local CLIP checkpoints + datasets into a clip-<model>-<n> suite",
+                        description="Reads open_clip checkpoints as task-vectors/TSV distribute them (zeroshot.pt, "
+                                    "<Task>Val/finetuned.pt, head_<Task>Val.pt; pickles through a restricted "
+                                    "unpickler) or Hugging Face CLIP folders as FusionBench distributes them, and the "
+                                    "datasets from a local root (data_manifests/clip/), and writes the suite every "
+                                    "notebook loads with suite=<name>. Nothing is downloaded.")
+    z.add_argument("suite", help="clip-<model>-<n>, e.g. clip-vit-b32-8, clip-vit-l14-20")
+    z.add_argument("--checkpoints", required=True, help="folder of the checkpoints")
+    z.add_argument("--data-root", required=True, help="local root of the datasets")
+    z.add_argument("--format", default="auto", help="auto | open_clip | hf")
+    z.add_argument("--text-model", default=None, help="full CLIP weights, for heads built from class names "
+                                                       "when no head files are given")
+    z.add_argument("--device", default="cpu")
+    z.add_argument("--eval-examples", type=int, default=500, help="validation and test images kept per task")
+    z.add_argument("--cache", default=None)
+    p.set_defaults(func=cmd_pool)
 
     p = sub.add_parser("eval", help="evaluate a checkpoint on a zoo suite")
     p.add_argument("--suite", required=True)

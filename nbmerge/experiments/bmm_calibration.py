@@ -382,10 +382,13 @@ def tokens_per_image(arch) -> int:
     return (arch.image_size // arch.patch_size) ** 2 + 1
 
 
-def gram_tokens(zoo, gram_examples: int) -> int:
-    """N behind the zoo's sum Grams (``expert_grams``): examples per task × tokens per image, over the tasks."""
-    per_image = tokens_per_image(zoo.arch)
-    return sum(min(gram_examples, len(zoo.arrays[t]["train_x"])) * per_image for t in zoo.tasks)
+def gram_tokens(zoo, gram_examples: int, seed: int = 0) -> int:
+    """N behind the zoo's sum Grams (``expert_grams``): the tokens of the examples ``collect_grams`` records with
+    ``seed``, over the tasks (images: examples × tokens per image; texts: their unpadded tokens)."""
+    from ..zoo.build import gram_sample
+
+    return sum(zoo.arch.tokens(zoo.arrays[t]["train_x"][gram_sample(zoo, t, gram_examples, seed)])
+               for t in zoo.tasks)
 
 
 def noise_variance(tuning: BMMTuning, tokens: int) -> dict[str, float]:
@@ -554,7 +557,7 @@ def calibration_study(zoo, tuning: BMMTuning, config: CalibrationConfig, log=pri
     """Everything after the search: σ̂², the point estimate on val and test, the temperature sweep on val, the
     chosen T, the sampled ensemble on test at T (the same draws), their scores and reliability data."""
     evaluator = zoo.evaluator(config.device)
-    tokens = gram_tokens(zoo, config.gram_examples)
+    tokens = gram_tokens(zoo, config.gram_examples, config.seed)
     noise = noise_variance(tuning, tokens)
     point_val = scores(point_predictive(tuning.solver, evaluator, tuning.lambdas, tuning.scale, "val"), config.bins)
     sweep = temperature_sweep(tuning, evaluator, noise, config.temperatures, samples=config.samples,

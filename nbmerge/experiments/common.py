@@ -129,3 +129,24 @@ def table(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, formats
     body = "".join("<tr>" + "".join(f"<td>{cell(c, r.get(c, ''))}</td>" for c in columns) + "</tr>" for r in rows)
     cap = f"<caption>{caption}</caption>" if caption else ""
     return HTML(f'<table class="nbmerge">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
+
+
+def prepare_suites(suites: Sequence[str], checkpoints: str = "", data_root: str = "", device: str = "cpu",
+                   cache: str = "", log=print) -> None:
+    """Make every suite a notebook uses ready: an embedded zoo builds itself when first loaded; a ``clip-...`` pool
+    of real checkpoints is imported here from ``checkpoints`` and ``data_root`` (once: a pool whose sources are
+    unchanged is reused). Without them a ``clip-...`` suite must have been imported already (`nbmerge pool
+    import`)."""
+    from ..zoo.build import is_pool
+
+    pools = [s for s in dict.fromkeys(suites) if is_pool(s)]
+    if (checkpoints or data_root) and not pools:
+        log("checkpoints/data_root are only used by clip-... suites; ignored for " + ", ".join(suites))
+    for suite in pools:
+        if checkpoints or data_root:
+            if not (checkpoints and data_root):
+                raise NbmergeError(f"suite {suite!r}: give both checkpoints and data_root (got checkpoints="
+                                   f"{checkpoints!r}, data_root={data_root!r})")
+            from ..clip.pool import import_clip_pool
+
+            import_clip_pool(suite, checkpoints, data_root, device=device, cache=cache or None, log=log)

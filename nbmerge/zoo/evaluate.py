@@ -14,30 +14,32 @@ import numpy as np
 import torch
 
 from ..metrics import accuracy, expected_calibration_error, nll
-from .model import Architecture, Head, build_encoder, features, load_encoder_weights, to_input
+from .model import Architecture, Head, features, load_encoder_weights
 
 
 class Evaluator:
     def __init__(self, arch: Architecture, tasks: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]],
                  heads: Mapping[str, Head], expert_accuracy: Optional[Mapping[str, Mapping[str, float]]] = None,
-                 batch: int = 2048, device: str = "cpu"):
-        """``tasks[name][split] = (images uint8 [N,H,W], labels int64 [N])``."""
+                 batch: int = 0, device: str = "cpu"):
+        """``tasks[name][split] = (inputs [N, ...] as the zoo stores them, labels int64 [N])``: uint8 images for the
+        vision zoo, token ids and masks [N, 2, L] for the text zoo (``arch`` knows which)."""
         self.device = device
-        self.encoder = build_encoder(arch).to(device).eval()
+        self.arch = arch
+        self.encoder = arch.build().to(device).eval()
         self.heads = {name: Head(h.weight.to(device), h.logit_scale) for name, h in heads.items()}
-        self.batch = batch
+        self.batch = batch or (2048 if isinstance(arch, Architecture) else 256)
         self.expert_accuracy = expert_accuracy or {}
         self._inputs: dict[tuple[str, str], tuple[torch.Tensor, torch.Tensor]] = {}
         for name, splits in tasks.items():
             for split, (images, labels) in splits.items():
-                self._inputs[(name, split)] = (to_input(torch.from_numpy(images)).contiguous().to(device),
+                self._inputs[(name, split)] = (arch.inputs(images).contiguous().to(device),
                                                torch.from_numpy(labels).long().to(device))
         self.task_names = list(tasks)
         self.images_seen = 0
         self.seconds = 0.0
 
     def load(self, state_dict: Mapping[str, torch.Tensor]) -> None:
-        load_encoder_weights(self.encoder, dict(state_dict))
+        load_encoder_weights(self.encoder, dict(state_dict), self.arch.prefix)
 
     @torch.inference_mode()
     def logits(self, task: str, split: str) -> tuple[torch.Tensor, torch.Tensor]:

@@ -25,14 +25,50 @@ class Architecture:
     mlp_ratio: float = 4.0
     output_dim: int = 64
 
+    # The interface every zoo model family implements (the text zoo's TextArchitecture too): the prefix its
+    # checkpoints put before the encoder's own state-dict names, how to build the encoder, turn stored arrays into
+    # its inputs, record input Grams, and count the tokens an example contributes to them.
+    prefix = PREFIX
+
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def build(self, seed: int = 0) -> torch.nn.Module:
+        return build_encoder(self, seed)
 
-def build_encoder(arch: Architecture, seed: int = 0) -> torch.nn.Module:
-    """A randomly initialised open_clip ``VisionTransformer`` (seeded; no network, no pretrained tag)."""
+    def inputs(self, x) -> torch.Tensor:
+        return to_input(torch.from_numpy(x) if not isinstance(x, torch.Tensor) else x)
+
+    def gram_recorder(self, encoder: torch.nn.Module):
+        from .stats import GramRecorder
+
+        return GramRecorder(encoder)
+
+    def tokens(self, x) -> int:
+        """Tokens the images contribute to every Gram: patches plus the class token, per image."""
+        return len(x) * ((self.image_size // self.patch_size) ** 2 + 1)
+
+
+def arch_from_dict(d: dict):
+    """The architecture a manifest's recipe records (the text zoo's carries ``kind``)."""
+    if d.get("kind") == "minilm":
+        from .text_model import TextArchitecture
+
+        return TextArchitecture(**d)
+    if d.get("kind") == "clip_vit":
+        from ..clip.arch import ClipArchitecture
+
+        return ClipArchitecture(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
+    return Architecture(**d)
+
+
+def build_encoder(arch, seed: int = 0) -> torch.nn.Module:
+    """A randomly initialised open_clip ``VisionTransformer`` (seeded; no network, no pretrained tag); other
+    families build themselves."""
     from open_clip.transformer import VisionTransformer
 
+    if not isinstance(arch, Architecture):
+        return arch.build(seed)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         return VisionTransformer(image_size=arch.image_size, patch_size=arch.patch_size, width=arch.width,
@@ -40,14 +76,16 @@ def build_encoder(arch: Architecture, seed: int = 0) -> torch.nn.Module:
                                  output_dim=arch.output_dim)
 
 
-def encoder_state_dict(encoder: torch.nn.Module) -> dict[str, torch.Tensor]:
-    return {PREFIX + k: v.detach().clone().contiguous() for k, v in encoder.state_dict().items()}
+def encoder_state_dict(encoder: torch.nn.Module, prefix: str = PREFIX) -> dict[str, torch.Tensor]:
+    return {prefix + k: v.detach().clone().contiguous() for k, v in encoder.state_dict().items()}
 
 
-def load_encoder_weights(encoder: torch.nn.Module, state_dict: dict[str, torch.Tensor]) -> None:
-    """Load a ``visual.``-prefixed checkpoint; the error names missing/unexpected keys and shape mismatches."""
+def load_encoder_weights(encoder: torch.nn.Module, state_dict: dict[str, torch.Tensor], prefix: str = PREFIX) -> None:
+    """Load a ``visual.``-prefixed (or ``prefix``) checkpoint; the error names missing/unexpected keys and shape
+    mismatches."""
     from ..errors import CheckpointError
 
+    PREFIX = prefix  # noqa: N806 (the messages below name the prefix)
     expected = encoder.state_dict()
     stripped = {k[len(PREFIX):]: v for k, v in state_dict.items() if k.startswith(PREFIX)}
     missing = sorted(set(expected) - set(stripped))

@@ -46,7 +46,7 @@ import torch.nn.functional as F
 
 from ..errors import NbmergeError
 from ..io import load_state_dict, save_state_dict
-from .model import PREFIX, Head, features, to_input
+from .model import Architecture, Head, features
 from .train import Recipe, _batches, _schedule
 
 MEAN, PRECISION = "mean.", "data_precision."
@@ -170,15 +170,16 @@ def _run_seed(*parts: int) -> int:
     return int(np.random.default_rng(list(parts)).integers(2 ** 62))
 
 
-def _loss(encoder_or_fn, head: Head, images: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    return F.cross_entropy(head.logits(features(encoder_or_fn, to_input(images))), labels)
+def _loss(arch, encoder_or_fn, head: Head, inputs: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    return F.cross_entropy(head.logits(features(encoder_or_fn, arch.inputs(inputs))), labels)
 
 
 # ------------------------------------------------------------------------------------------------------- IVON
 
 def train_ivon(base: torch.nn.Module, head: Head, train_x: np.ndarray, train_y: np.ndarray, settings: IvonSettings,
                warmup: int, batch_seed: Sequence[int], noise_seed: int,
-               progress: Optional[Callable[[int, int, float], None]] = None) -> tuple[dict, dict]:
+               progress: Optional[Callable[[int, int, float], None]] = None, arch=Architecture()
+               ) -> tuple[dict, dict]:
     """One IVON run on Δ = θ − θ₀ (``settings`` resolved). Returns (posterior mean, data precision λh), both as
     ``visual.``-prefixed state dicts."""
     import ivon
@@ -207,7 +208,7 @@ def train_ivon(base: torch.nn.Module, head: Head, train_x: np.ndarray, train_y: 
             for _ in range(settings.mc_samples):
                 with optimizer.sampled_params(train=True):
                     optimizer.zero_grad(set_to_none=True)
-                    loss = _loss(model, head, x[idx], y[idx])
+                    loss = _loss(arch, model, head, x[idx], y[idx])
                     loss.backward()
             optimizer.step()
             if progress:
@@ -216,8 +217,8 @@ def train_ivon(base: torch.nn.Module, head: Head, train_x: np.ndarray, train_y: 
     mean, precision, offset = {}, {}, 0
     for name, delta in zip(names, offsets):
         size = delta.numel()
-        mean[PREFIX + name] = (theta0[name] + delta.detach()).contiguous()
-        precision[PREFIX + name] = (settings.ess * hess[offset:offset + size]).reshape(delta.shape).contiguous()
+        mean[arch.prefix + name] = (theta0[name] + delta.detach()).contiguous()
+        precision[arch.prefix + name] = (settings.ess * hess[offset:offset + size]).reshape(delta.shape).contiguous()
         offset += size
     return mean, precision
 
@@ -246,7 +247,8 @@ def ivon_posteriors(zoo, tasks: Sequence[str], components: int, settings: IvonSe
                 mean, precision = train_ivon(
                     base, heads[task], zoo.arrays[task]["train_x"], zoo.arrays[task]["train_y"], settings,
                     recipe.warmup_steps, batch_seed=(seed, _task_seed(task), 7, run),
-                    noise_seed=_run_seed(seed, _task_seed(task), 8, run), progress=lambda *a: bar.update(1))
+                    noise_seed=_run_seed(seed, _task_seed(task), 8, run), progress=lambda *a: bar.update(1),
+                    arch=zoo.arch)
                 bar.close()
                 seconds = time.perf_counter() - start
                 tensors = {**{MEAN + k: v for k, v in mean.items()}, **{PRECISION + k: v for k, v in precision.items()}}
@@ -259,18 +261,18 @@ def ivon_posteriors(zoo, tasks: Sequence[str], components: int, settings: IvonSe
 
 # ------------------------------------------------------------------------------------------ squared gradients
 
-def squared_gradient_precision(encoder: torch.nn.Module, head: Head, images: np.ndarray, labels: np.ndarray
-                               ) -> dict[str, torch.Tensor]:
+def squared_gradient_precision(encoder: torch.nn.Module, head: Head, images: np.ndarray, labels: np.ndarray,
+                               arch=Architecture()) -> dict[str, torch.Tensor]:
     """mean_i g_i² over the examples, g_i the gradient of example i's cross-entropy (``visual.``-prefixed)."""
     encoder = copy.deepcopy(encoder).eval()
     total = {name: torch.zeros_like(p) for name, p in encoder.named_parameters()}
     x, y = torch.from_numpy(images), torch.from_numpy(labels).long()
     for i in range(len(x)):  # one example per backward pass: per-example gradients, no functorch fallbacks
         encoder.zero_grad(set_to_none=True)
-        _loss(encoder, head, x[i:i + 1], y[i:i + 1]).backward()
+        _loss(arch, encoder, head, x[i:i + 1], y[i:i + 1]).backward()
         for name, p in encoder.named_parameters():
             total[name] += p.grad.square()
-    return {PREFIX + name: (value / len(x)).contiguous() for name, value in total.items()}
+    return {arch.prefix + name: (value / len(x)).contiguous() for name, value in total.items()}
 
 
 def squared_gradient_posteriors(zoo, tasks: Sequence[str], settings: SquaredGradientSettings = SquaredGradientSettings(),
@@ -291,7 +293,8 @@ def squared_gradient_posteriors(zoo, tasks: Sequence[str], settings: SquaredGrad
             expert = load_state_dict(zoo.expert_path(task))
             x, y = zoo.arrays[task]["train_x"], zoo.arrays[task]["train_y"]
             chosen = np.sort(np.random.default_rng([seed, _task_seed(task), 9]).permutation(len(x))[:settings.examples])
-            fisher = squared_gradient_precision(_encoder_from(expert, zoo.arch), heads[task], x[chosen], y[chosen])
+            fisher = squared_gradient_precision(_encoder_from(expert, zoo.arch), heads[task], x[chosen], y[chosen],
+                                                arch=zoo.arch)
             tensors = {**{MEAN + k: v for k, v in expert.items()},
                        **{PRECISION + k: settings.ess * fisher[k] for k in expert}}
             seconds = time.perf_counter() - start
@@ -367,7 +370,7 @@ def multitask_finetune(base: torch.nn.Module, heads: Mapping[str, Head], data: M
         loss = 0
         for t in active:
             idx = next(streams[t])
-            loss = loss + weights[t] * _loss(encoder, heads[t], tensors[t][0][idx], tensors[t][1][idx])
+            loss = loss + weights[t] * _loss(recipe.arch, encoder, heads[t], tensors[t][0][idx], tensors[t][1][idx])
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()

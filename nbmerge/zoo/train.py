@@ -91,9 +91,9 @@ def pretrain(pool_x: np.ndarray, pool_y: np.ndarray, recipe: Recipe,
 
 
 @torch.inference_mode()
-def embed(encoder: torch.nn.Module, images: np.ndarray, batch: int = 1024) -> torch.Tensor:
-    x = torch.from_numpy(images)
-    return torch.cat([features(encoder, to_input(x[i:i + batch])) for i in range(0, len(x), batch)])
+def embed(encoder: torch.nn.Module, images: np.ndarray, batch: int = 1024, arch=None) -> torch.Tensor:
+    prepare = arch.inputs if arch is not None else (lambda x: to_input(torch.from_numpy(x)))
+    return torch.cat([features(encoder, prepare(images[i:i + batch])) for i in range(0, len(images), batch)])
 
 
 def fit_head(encoder: torch.nn.Module, train_x: np.ndarray, train_y: np.ndarray, recipe: Recipe,
@@ -103,9 +103,17 @@ def fit_head(encoder: torch.nn.Module, train_x: np.ndarray, train_y: np.ndarray,
     classes = int(train_y.max()) + 1
     chosen = np.concatenate([generator.permutation(np.flatnonzero(train_y == c))[:recipe.head_shots]
                              for c in range(classes)])
-    feats, labels = embed(encoder, train_x[chosen]), torch.from_numpy(train_y[chosen]).long()
+    feats, labels = embed(encoder, train_x[chosen], arch=recipe.arch), torch.from_numpy(train_y[chosen]).long()
     prototypes = torch.stack([feats[labels == c].mean(0) for c in range(classes)])
     return Head(F.normalize(prototypes, dim=-1), recipe.logit_scale)
+
+
+def zero_shot_head(encoder: torch.nn.Module, descriptions, recipe: Recipe) -> Head:
+    """The text zoo's frozen head: normalised embeddings of the class descriptions (as CLIP's text heads)."""
+    from .text_model import tokenize
+
+    tokens = tokenize(list(descriptions), recipe.arch.max_length)
+    return Head(embed(encoder.eval(), tokens, arch=recipe.arch).clone(), recipe.logit_scale)
 
 
 def finetune(base: torch.nn.Module, head: Head, train_x: np.ndarray, train_y: np.ndarray, recipe: Recipe,
@@ -119,14 +127,21 @@ def finetune(base: torch.nn.Module, head: Head, train_x: np.ndarray, train_y: np
     optimizer = torch.optim.AdamW(encoder.parameters(), lr=lr, weight_decay=recipe.expert_weight_decay)
     x, y = torch.from_numpy(train_x), torch.from_numpy(train_y).long()
     generator = np.random.default_rng([recipe.seed, task_seed, 4])
+    # dropout (the text zoo's BERT has it) draws from the global RNG: fork it so that an expert is seeded
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(int(np.random.default_rng([recipe.seed, task_seed, 6]).integers(2 ** 62)))
+        _finetune_steps(encoder, optimizer, head, x, y, recipe, steps, lr, generator, progress)
+    encoder.eval()
+    return encoder
+
+
+def _finetune_steps(encoder, optimizer, head, x, y, recipe, steps, lr, generator, progress) -> None:
     for step, idx in enumerate(_batches(len(x), recipe.expert_batch, steps, generator)):
         for group in optimizer.param_groups:
             group["lr"] = lr * _schedule(step, steps, recipe.warmup_steps)
-        loss = F.cross_entropy(head.logits(features(encoder, to_input(x[idx]))), y[idx])
+        loss = F.cross_entropy(head.logits(features(encoder, recipe.arch.inputs(x[idx]))), y[idx])
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
         if progress:
             progress(step + 1, steps, loss.item())
-    encoder.eval()
-    return encoder
