@@ -147,7 +147,8 @@ def write_hf_pool(root, base, experts):
 @pytest.fixture(scope="module")
 def pools(tmp_path_factory):
     """Both layouts written from the same weights, one data root, both imported into one cache."""
-    torch.set_num_threads(1)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # restored below: later files compare bit-exact results computed under one count
     tmp = tmp_path_factory.mktemp("clip-pool")
     data = tmp / "data"
     for task in TASKS:
@@ -161,8 +162,9 @@ def pools(tmp_path_factory):
     roots = {"open_clip": import_clip_pool("clip-tiny-3", tsv, data, **options),
              "hf": import_clip_pool("clip-tinyhf-3", hf, data, text_model=tmp / "text.pt", text_config=text_config,
                                     **options)}
-    return types.SimpleNamespace(tmp=tmp, data=data, tsv=tsv, hf=hf, cache=cache, roots=roots, base=base,
-                                 experts=experts, heads=heads, text_config=text_config, options=options)
+    yield types.SimpleNamespace(tmp=tmp, data=data, tsv=tsv, hf=hf, cache=cache, roots=roots, base=base,
+                                experts=experts, heads=heads, text_config=text_config, options=options)
+    torch.set_num_threads(threads)
 
 
 def _zoo(root):
