@@ -47,9 +47,9 @@ smoke: $(STAMP)
 	$(VENV)/bin/nbmerge report --smoke --check
 
 zoo: $(STAMP)
-	$(VENV)/bin/nbmerge zoo build tiny8
-	$(VENV)/bin/nbmerge zoo info tiny8 --json > reports/zoo_tiny8.json.tmp && mv reports/zoo_tiny8.json.tmp reports/zoo_tiny8.json
-	@echo "wrote reports/zoo_tiny8.json"
+	$(VENV)/bin/nbmerge zoo build text8
+	$(VENV)/bin/nbmerge zoo info text8 --json > reports/zoo_text8.json.tmp && mv reports/zoo_text8.json.tmp reports/zoo_text8.json
+	@echo "wrote reports/zoo_text8.json"
 
 peer-fusionbench: $(STAMP)
 	$(PY) -m nbmerge.peers.fusionbench --out reports

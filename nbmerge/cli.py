@@ -126,7 +126,7 @@ def cmd_pool(args) -> int:
     start = time.perf_counter()
     path = import_clip_pool(args.suite, args.checkpoints, args.data_root, fmt=args.format,
                             text_model=args.text_model, device=args.device, eval_examples=args.eval_examples,
-                            cache=args.cache)
+                            tasks=args.tasks.split(",") if args.tasks else None, cache=args.cache)
     print(f"pool {args.suite} ready in {time.perf_counter() - start:.1f}s: {path}")
     return 0
 
@@ -264,6 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                        "when no head files are given")
     z.add_argument("--device", default="cpu")
     z.add_argument("--eval-examples", type=int, default=500, help="validation and test images kept per task")
+    z.add_argument("--tasks", default=None, help="comma-separated tasks instead of the <n>-task list (a pool "
+                                                 "re-imported without --tasks keeps the list it was imported with)")
     z.add_argument("--cache", default=None)
     p.set_defaults(func=cmd_pool)
 

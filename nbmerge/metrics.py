@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Iterable, Mapping
+
 import torch
 import torch.nn.functional as F
 
@@ -28,3 +30,13 @@ def expected_calibration_error(probs: torch.Tensor, labels: torch.Tensor, bins: 
     total.index_add_(0, index, correct)
     conf_sum.index_add_(0, index, confidence.double())
     return ((total - conf_sum).abs().sum() / len(labels)).item()
+
+
+def normalized_mean(accuracies: Mapping[str, float], expert_accuracies: Mapping[str, float],
+                    tasks: Iterable[str]) -> float:
+    """Mean over ``tasks`` of accuracy / the task's expert accuracy (the papers' normalized accuracy).
+
+    A task whose expert scores 0 (a broken checkpoint, a wrong head) has no normalized accuracy: it is left out
+    of the mean; NaN when no task has one."""
+    ratios = [accuracies[t] / expert_accuracies[t] for t in tasks if expert_accuracies[t] > 0]
+    return sum(ratios) / len(ratios) if ratios else float("nan")

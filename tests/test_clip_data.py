@@ -1,8 +1,10 @@
-"""CLIP task manifests, local dataset loaders (ImageFolder, IDX, CIFAR pickle, SVHN .mat) and zero-shot heads."""
+"""CLIP task manifests, local dataset loaders (ImageFolder, IDX, CIFAR pickle, SVHN .mat and the other datasets'
+own torchvision layouts) and zero-shot heads."""
 
 import gzip
 import json
 import pickle
+import sys
 
 import numpy as np
 import pytest
@@ -110,6 +112,218 @@ def test_fake_dataset_loads_with_right_labels(tmp_path, task, fmt, grayscale):
     assert len(full) == 3 * count and len(val) == int(0.1 * len(full)) and len(train) + len(val) == len(full)
     assert set(train.indices).isdisjoint(val.indices)
     _labels_and_colours(val, grayscale)
+
+
+NATIVE = [  # task, format, grayscale images
+    ("Cars", "cars_mat", False), ("Flowers102", "flowers_mat", False), ("OxfordIIITPet", "pets_txt", False),
+    ("Food101", "food101_json", False), ("STL10", "stl10_bin", False), ("PCAM", "pcam_h5", False),
+    ("FER2013", "fer2013_csv", True), ("GTSRB", "gtsrb_ppm", False),
+]
+
+
+@pytest.mark.parametrize("task,fmt,grayscale", NATIVE)
+def test_native_format_loads_every_split_with_right_labels(tmp_path, task, fmt, grayscale):
+    if fmt == "pcam_h5":
+        pytest.importorskip("h5py")
+    manifest = load_task_manifest(task)
+    assert manifest["layout"]["formats"] == [fmt, "imagefolder"]
+    count = CLASS_COUNTS[task]
+    n = 5 if count == 2 else 2  # enough for a 10% val
+    write_fake_dataset(tmp_path, task, n_per_class=n, image_size=4, fmt=fmt)
+    test = open_task(task, tmp_path, "test")
+    assert test.format == fmt and len(test) == n * count
+    grouped = fmt == "food101_json"  # meta/test.json lists the images class by class
+    expected = np.repeat(np.arange(count), n) if grouped else np.tile(np.arange(count), n)
+    assert list(test.labels) == list(expected)  # the annotation file's order
+    _labels_and_colours(test, grayscale)
+    train, val, full = (open_task(task, tmp_path, split) for split in ("train", "val", "train_full"))
+    assert len(full) == n * count and len(val) == int(0.1 * len(full)) and len(train) + len(val) == len(full)
+    assert set(train.indices).isdisjoint(val.indices) and train.format == val.format == fmt
+    assert sorted(np.bincount(full.labels, minlength=count)) == [n] * count
+    _labels_and_colours(val, grayscale)
+    _labels_and_colours(train, grayscale)
+
+
+def test_native_format_comes_before_an_imagefolder_copy(tmp_path):
+    write_fake_dataset(tmp_path, "GTSRB", n_per_class=1)
+    assert open_task("GTSRB", tmp_path, "test").format == "imagefolder"
+    write_fake_dataset(tmp_path, "GTSRB", n_per_class=1, fmt="gtsrb_ppm")
+    test = open_task("GTSRB", tmp_path, "test")
+    assert test.format == "gtsrb_ppm" and test.location == tmp_path / "gtsrb" / "GTSRB" / "Final_Test" / "Images"
+
+
+def test_native_layouts_nested_as_tsv_stores_them(tmp_path):
+    write_fake_dataset(tmp_path / "flowers102", "Flowers102", n_per_class=1, fmt="flowers_mat")
+    write_fake_dataset(tmp_path / "stl10", "STL10", n_per_class=1, fmt="stl10_bin")  # TSV: <location>/stl10/...
+    assert open_task("Flowers102", tmp_path, "test").location == tmp_path / "flowers102" / "flowers-102"
+    assert len(open_task("STL10", tmp_path, "test")) == 10
+
+
+def test_missing_native_dataset_names_every_path(tmp_path):
+    with pytest.raises(NbmergeError) as error:
+        open_task("Cars", tmp_path, "train")
+    message = str(error.value)
+    assert message.startswith("Cars: no 'train' data under")
+    assert "Stanford Cars devkit files devkit/cars_train_annos.mat + cars_train in <root>/{stanford_cars" in message
+    assert str(tmp_path / "stanford_cars" / "devkit" / "cars_train_annos.mat") in message
+    assert str(tmp_path / "Cars" / "stanford_cars" / "cars_train") in message
+    assert str(tmp_path / "Cars" / "train") in message  # the ImageFolder alternative
+    with pytest.raises(NbmergeError) as error:
+        open_task("FER2013", tmp_path, "test")
+    message = str(error.value)
+    assert "FER2013 CSV fer2013.csv or icml_face_data.csv or test.csv in <root>/{fer2013, FER2013/fer2013}" in message
+    assert str(tmp_path / "fer2013" / "icml_face_data.csv") in message
+
+
+def test_native_partial_copies_and_missing_images(tmp_path):
+    write_fake_dataset(tmp_path, "OxfordIIITPet", n_per_class=1, fmt="pets_txt")
+    base = tmp_path / "oxford-iiit-pet"
+    (base / "annotations" / "test.txt").unlink()
+    with pytest.raises(NbmergeError, match=r"found .*images but not .*test\.txt"):
+        open_task("OxfordIIITPet", tmp_path, "test")
+    first = base / "images" / "abyssinian_train0.jpg"
+    first.unlink()
+    with pytest.raises(NbmergeError, match=rf"1 of the 37 images listed in .*trainval\.txt are missing.*{first.name}"):
+        open_task("OxfordIIITPet", tmp_path, "train")
+    write_fake_dataset(tmp_path, "STL10", n_per_class=1, fmt="stl10_bin")
+    (tmp_path / "stl10_binary" / "test_y.bin").unlink()
+    with pytest.raises(NbmergeError, match="found .*test_X.bin but not .*test_y.bin"):
+        open_task("STL10", tmp_path, "test")
+
+
+def test_truncated_svhn_mat_names_the_file(tmp_path):
+    write_fake_dataset(tmp_path, "SVHN", n_per_class=2, fmt="svhn_mat")
+    mats = sorted(tmp_path.rglob("train_32x32.mat"))
+    assert mats
+    mats[0].write_bytes(mats[0].read_bytes()[:200])
+    with pytest.raises(NbmergeError, match=r"train_32x32\.mat: not a readable SVHN \.mat file"):
+        open_task("SVHN", tmp_path, "train")
+
+
+def test_native_corrupt_files_name_the_file(tmp_path):
+    write_fake_dataset(tmp_path, "STL10", n_per_class=1, fmt="stl10_bin")
+    images = tmp_path / "stl10_binary" / "train_X.bin"
+    images.write_bytes(images.read_bytes()[:-100])
+    with pytest.raises(NbmergeError, match=r"train_X\.bin: .* bytes, expected 10 images .*truncated"):
+        open_task("STL10", tmp_path, "train")
+    (tmp_path / "stl10_binary" / "class_names.txt").write_text("a\nb\n")
+    with pytest.raises(NbmergeError, match="class_names.txt .* differ from the manifest"):
+        open_task("STL10", tmp_path, "test")
+
+    write_fake_dataset(tmp_path, "GTSRB", n_per_class=1, fmt="gtsrb_ppm")
+    gt = tmp_path / "gtsrb" / "GT-final_test.csv"
+    gt.write_text(gt.read_text().replace("ClassId", "Class"))
+    with pytest.raises(NbmergeError, match=r"GT-final_test\.csv: needs the ';'-separated columns Filename and ClassId"):
+        open_task("GTSRB", tmp_path, "test")
+    (tmp_path / "gtsrb" / "GTSRB" / "Training" / "extras").mkdir()
+    with pytest.raises(NbmergeError, match="extras is not a class folder"):
+        open_task("GTSRB", tmp_path, "train")
+
+    write_fake_dataset(tmp_path, "Cars", n_per_class=1, fmt="cars_mat")
+    (tmp_path / "stanford_cars" / "cars_test_annos_withlabels.mat").write_bytes(b"not a mat file")
+    with pytest.raises(NbmergeError, match="cars_test_annos_withlabels.mat: not a readable Stanford Cars"):
+        open_task("Cars", tmp_path, "test")
+    from scipy.io import savemat
+
+    savemat(tmp_path / "stanford_cars" / "devkit" / "cars_meta.mat", {"class_names": np.array(["x"] * 196, object)})
+    with pytest.raises(NbmergeError, match="cars_meta.mat .* differ from the manifest"):
+        open_task("Cars", tmp_path, "train")
+
+    write_fake_dataset(tmp_path, "Flowers102", n_per_class=1, fmt="flowers_mat")
+    savemat(tmp_path / "flowers-102" / "setid.mat", {"trnid": np.array([[1, 9999]]), "tstid": np.array([[1]])})
+    with pytest.raises(NbmergeError, match=r"setid\.mat: 'trnid' holds image ids 1\.\.9999"):
+        open_task("Flowers102", tmp_path, "train")
+    assert len(open_task("Flowers102", tmp_path, "test")) == 1
+    savemat(tmp_path / "flowers-102" / "setid.mat", {"trnid": np.array([[1, 2]])})
+    with pytest.raises(NbmergeError, match=r"setid\.mat: no integer array 'tstid'"):
+        open_task("Flowers102", tmp_path, "test")
+
+    write_fake_dataset(tmp_path, "Food101", n_per_class=1, fmt="food101_json")
+    (tmp_path / "food-101" / "meta" / "test.json").write_text('{"pizza": ["pizza/1"], "haggis": ["haggis/1"]}')
+    with pytest.raises(NbmergeError, match=r"test\.json: classes that match no class of Food101: haggis"):
+        open_task("Food101", tmp_path, "test")
+    (tmp_path / "food-101" / "meta" / "test.json").write_text('{"pizza": ')
+    with pytest.raises(NbmergeError, match=r"test\.json: not a readable JSON file"):
+        open_task("Food101", tmp_path, "test")
+
+
+def test_pets_class_ids_must_match_the_image_names(tmp_path):
+    write_fake_dataset(tmp_path, "OxfordIIITPet", n_per_class=1, fmt="pets_txt")
+    listing = tmp_path / "oxford-iiit-pet" / "annotations" / "test.txt"
+    lines = listing.read_text().splitlines()
+    lines[0] = lines[0].replace(" 1 1 1", " 2 1 1")  # abyssinian_test0 labelled american bulldog
+    listing.write_text("\n".join(lines) + "\n")
+    with pytest.raises(NbmergeError, match="line 1: image 'abyssinian_test0' has class id 2, which is 'american_bu"):
+        open_task("OxfordIIITPet", tmp_path, "test")
+    listing.write_text("abyssinian_test0\n")
+    with pytest.raises(NbmergeError, match="line 1: expected '<image id> <class id> ...'"):
+        open_task("OxfordIIITPet", tmp_path, "test")
+
+
+def test_fer2013_csv_variants_and_errors(tmp_path):
+    write_fake_dataset(tmp_path, "FER2013", n_per_class=2, fmt="fer2013_csv")
+    base = tmp_path / "fer2013"
+    rows = (base / "fer2013.csv").read_text().splitlines()
+    usages = [row.rsplit(",", 1)[1] for row in rows[1:]]
+    assert usages.count("Training") == 14 and usages.count("PublicTest") == usages.count("PrivateTest") == 7
+    test = open_task("FER2013", tmp_path, "test")
+    assert len(test) == 14 and test.image(0).size == (48, 48)  # PublicTest and PrivateTest together
+    full = (base / "fer2013.csv").read_bytes()
+    (base / "fer2013.csv").write_bytes(full[:-3000])  # cut inside the last row's pixels
+    with pytest.raises(NbmergeError, match=r"fer2013\.csv, line 29: 2 fields, the header has 3; .* truncated"):
+        open_task("FER2013", tmp_path, "test")
+    (base / "fer2013.csv").write_bytes(full[:-4])
+    with pytest.raises(NbmergeError, match=r"fer2013\.csv, line 29: Usage 'PrivateT' is none of PrivateTest, "):
+        open_task("FER2013", tmp_path, "test")
+    (base / "fer2013.csv").write_bytes(full)
+    # icml_face_data.csv: the same rows as emotion, Usage, pixels with spaces in the header
+    icml = ["emotion, Usage, pixels"] + [",".join([r.split(",")[0], r.rsplit(",", 1)[1], r.split(",")[1]])
+                                         for r in rows[1:]]
+    (base / "fer2013.csv").rename(base / "kept.csv")
+    (base / "icml_face_data.csv").write_text("\n".join(icml) + "\n")
+    assert list(open_task("FER2013", tmp_path, "test").labels) == list(test.labels)
+    _labels_and_colours(open_task("FER2013", tmp_path, "train"), grayscale=True)
+    # torchvision's train.csv / test.csv pair: train reads, Kaggle's unlabelled test.csv is refused
+    (base / "icml_face_data.csv").unlink()
+    training = [r.rsplit(",", 1)[0] for r in rows[1:] if r.endswith(",Training")]
+    (base / "train.csv").write_text("emotion,pixels\n" + "\n".join(training) + "\n")
+    (base / "test.csv").write_text("pixels\n" + "\n".join(r.split(",", 1)[1] for r in training) + "\n")
+    assert len(open_task("FER2013", tmp_path, "train_full")) == 14
+    with pytest.raises(NbmergeError, match=r"test\.csv: lacks the column\(s\) emotion .*carries no labels"):
+        open_task("FER2013", tmp_path, "test")
+    (base / "train.csv").write_text("emotion,pixels\n3,\"1 2 x\"\n")
+    with pytest.raises(NbmergeError, match=r"train\.csv, line 2: expected an emotion id and 2304 pixel values"):
+        open_task("FER2013", tmp_path, "train")
+    (base / "train.csv").write_text("label,pixels\n")
+    with pytest.raises(NbmergeError, match=r"train\.csv: lacks the column\(s\) emotion \(found: label, pixels\)"):
+        open_task("FER2013", tmp_path, "train")
+
+
+def test_pcam_without_h5py_asks_for_it(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "h5py", None)  # as if h5py were not installed
+    spec = load_task_manifest("PCAM")["layout"]["pcam_h5"]
+    (tmp_path / "pcam").mkdir()
+    for name in spec["files"]["test"]:
+        (tmp_path / "pcam" / name).write_bytes(b"")
+    with pytest.raises(NbmergeError, match=r"camelyonpatch_level_2_split_test_x\.h5: .*needs h5py.*pip install h5py"):
+        open_task("PCAM", tmp_path, "test")
+    with pytest.raises(NbmergeError, match="pip install h5py"):
+        write_fake_dataset(tmp_path / "fake", "PCAM", fmt="pcam_h5")
+    write_fake_dataset(tmp_path, "PCAM", n_per_class=1)  # an ImageFolder export still reads: native files come first
+    with pytest.raises(NbmergeError, match="pip install h5py"):
+        open_task("PCAM", tmp_path, "test")
+    assert open_task("PCAM", tmp_path, "train_full").format == "imagefolder"  # no train .h5 files
+
+
+def test_pcam_h5_corrupt_and_lazy(tmp_path):
+    pytest.importorskip("h5py")
+    write_fake_dataset(tmp_path, "PCAM", n_per_class=2, fmt="pcam_h5")
+    dataset = open_task("PCAM", tmp_path, "test")
+    clone = pickle.loads(pickle.dumps(dataset))  # what DataLoader workers get: the file reopens on first use
+    assert clone[3][1] == dataset[3][1] and torch.equal(clone[3][0], dataset[3][0])
+    (tmp_path / "pcam" / "camelyonpatch_level_2_split_test_y.h5").write_bytes(b"junk")
+    with pytest.raises(NbmergeError, match=r"split_test_y\.h5: no readable dataset 'y'"):
+        open_task("PCAM", tmp_path, "test")
 
 
 def test_imagefolder_for_every_task_and_eurosat_val_folder(tmp_path):

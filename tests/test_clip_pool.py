@@ -2,19 +2,19 @@
 suites that the zoo's evaluator, merge and Gram code run on."""
 
 import json
-import sys
 import types
 
 import numpy as np
 import pytest
 import torch
-import torch.nn.functional as F
 from PIL import Image
 
 import nbmerge
 from nbmerge.clip.arch import ClipArchitecture
 from nbmerge.clip.checkpoints import open_clip_to_hf
 from nbmerge.clip.data import load_task_manifest, write_fake_dataset
+from nbmerge.clip.fake import (HF_BASE, FakeViT, fake_weights, save_hf_clip_with_text, save_hf_vision,
+                               save_open_clip_encoder, write_hf_pool, write_open_clip_pool)
 from nbmerge.clip.pool import eval_transform, import_clip_pool
 from nbmerge.errors import CheckpointError, NbmergeError
 from nbmerge.io import load_state_dict
@@ -30,96 +30,27 @@ BUILD_ZOO_KEYS = ["suite", "tasks", "recipe", "recipe_hash", "store", "checksums
                   "base_accuracy", "expert_accuracy", "simple_average_accuracy",
                   "simple_average_normalized_accuracy", "task_arithmetic", "task_arithmetic_normalized_accuracy",
                   "diagnostics", "eval_throughput_images_per_s"]
-HF_BASE = "clip-vit-base-patch32"
 
 
 def _quiet(*_):
     pass
 
 
-def _vit(seed: int):
-    from open_clip.transformer import QuickGELU, VisionTransformer
+VIT = FakeViT(heads=4)  # explicit heads=: the import is told, as it must be for a tower that is not width // 64
 
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        vit = VisionTransformer(image_size=28, patch_size=7, width=64, layers=2, heads=4, mlp_ratio=4.0,
-                                output_dim=32, act_layer=QuickGELU)
-    return vit.eval()
+
+def _vit(seed: int):
+    return VIT.build(seed)
 
 
 def _weights():
     """A base tower and one expert per task (base + a small random task vector), ``visual.*`` float32."""
-    base = {"visual." + k: v.detach().clone() for k, v in _vit(0).state_dict().items()}
-    generator = torch.Generator().manual_seed(1)
-    experts = {t: {k: v + 0.02 * torch.randn(v.shape, generator=generator) for k, v in base.items()} for t in TASKS}
-    heads = {t: F.normalize(torch.randn(load_task_manifest(t)["num_classes"], 32, generator=generator), dim=-1)
-             for t in TASKS}
-    return base, experts, heads
-
-
-def _fake_modeling():
-    """task_vectors' ``src.modeling`` classes, defined here so that their pickles name that module."""
-    package, module = types.ModuleType("src"), types.ModuleType("src.modeling")
-    package.modeling = module
-
-    class TinyCLIP(torch.nn.Module):
-        def __init__(self, visual):
-            super().__init__()
-            self.visual = visual
-            self.token_embedding = torch.nn.Embedding(10, 8)
-            self.logit_scale = torch.nn.Parameter(torch.tensor(4.6052))
-
-    class ImageEncoder(torch.nn.Module):
-        def __init__(self, model):
-            super().__init__()
-            self.model = model
-
-    class ClassificationHead(torch.nn.Linear):
-        def __init__(self, normalize, weights):
-            super().__init__(weights.shape[1], weights.shape[0])
-            self.normalize = normalize
-            self.weight = torch.nn.Parameter(weights.clone())
-            self.bias = torch.nn.Parameter(torch.zeros_like(self.bias))
-
-    for cls in (TinyCLIP, ImageEncoder, ClassificationHead):
-        cls.__module__, cls.__qualname__ = "src.modeling", cls.__name__
-        setattr(module, cls.__name__, cls)
-    return package, module
-
-
-def _encoder_pickle(modeling, state, path):
-    vit = _vit(0)
-    vit.load_state_dict({k[len("visual."):]: v for k, v in state.items()})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(modeling.ImageEncoder(modeling.TinyCLIP(vit)), path)
-
-
-def write_open_clip_pool(root, base, experts, heads):
-    """TSV/task_vectors layout, mixing the folder and file names both use."""
-    package, modeling = _fake_modeling()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(sys.modules, "src", package)
-        patch.setitem(sys.modules, "src.modeling", modeling)
-        _encoder_pickle(modeling, base, root / "zeroshot.pt")
-        paths = {"MNIST": "MNISTVal/nonlinear_finetuned.pt", "EuroSAT": "EuroSAT/finetuned.pt",
-                 "SVHN": "SVHNVal/finetuned.pt"}
-        for task in TASKS:
-            _encoder_pickle(modeling, experts[task], root / paths[task])
-            name = f"head_{task}Val.pt" if task != "EuroSAT" else f"head_{task}.pt"
-            torch.save(modeling.ClassificationHead(True, 100.0 * heads[task]), root / name)  # task_vectors' scaling
-    return root
+    return fake_weights(TASKS, VIT)
 
 
 def _hf_save(state, folder, with_projection):
-    transformers = pytest.importorskip("transformers")
-    config = transformers.CLIPVisionConfig(hidden_size=64, intermediate_size=256, num_hidden_layers=2,
-                                           num_attention_heads=4, image_size=28, patch_size=7, projection_dim=32,
-                                           hidden_act="quick_gelu")
-    cls = transformers.CLIPVisionModelWithProjection if with_projection else transformers.CLIPVisionModel
-    model = cls(config)
-    prefix = "vision_model." if any(k.startswith("vision_model.") for k in model.state_dict()) else ""
-    model.load_state_dict(open_clip_to_hf(state, with_projection=with_projection, hf_prefix=prefix), strict=True)
-    model.save_pretrained(folder)
+    pytest.importorskip("transformers")
+    save_hf_vision(state, folder, with_projection, VIT)
 
 
 def _tiny_text_clip(path):
@@ -135,15 +66,6 @@ def _tiny_text_clip(path):
     return config
 
 
-def write_hf_pool(root, base, experts):
-    """FusionBench layout: a base with the projection, plain CLIPVisionModel experts named <base>_<task>."""
-    _hf_save(base, root / HF_BASE, with_projection=True)
-    for task in TASKS:
-        name = load_task_manifest(task)["names"]["fusionbench"]
-        _hf_save({k: v for k, v in experts[task].items() if k != "visual.proj"}, root / f"{HF_BASE}_{name}", False)
-    return root
-
-
 @pytest.fixture(scope="module")
 def pools(tmp_path_factory):
     """Both layouts written from the same weights, one data root, both imported into one cache."""
@@ -154,8 +76,8 @@ def pools(tmp_path_factory):
     for task in TASKS:
         write_fake_dataset(data, task, n_per_class=3, image_size=36, fmt=DATA_FORMATS[task])
     base, experts, heads = _weights()
-    tsv = write_open_clip_pool(tmp / "tsv" / "ViT-tiny", base, experts, heads)
-    hf = write_hf_pool(tmp / "fusionbench", base, experts)
+    tsv = write_open_clip_pool(tmp / "tsv" / "ViT-tiny", base, experts, heads, VIT)
+    hf = write_hf_pool(tmp / "fusionbench", base, experts, VIT)
     text_config = _tiny_text_clip(tmp / "text.pt")
     cache = tmp / "cache"
     options = dict(tasks=TASKS, heads=4, eval_examples=20, train_examples=16, ta_grid=GRID, cache=cache, log=_quiet)
@@ -268,15 +190,12 @@ def test_import_is_idempotent_and_follows_source_changes(pools):
     messages = []
     options = {**pools.options, "log": messages.append}
     assert import_clip_pool("clip-tiny-3", pools.tsv, pools.data, **options) == root
+    assert import_clip_pool("clip-tiny-3", pools.tsv, pools.data, **{**options, "tasks": None}) == root  # kept
     assert (root / "manifest.json").stat().st_mtime_ns == stamp and not messages
 
     # a re-released expert: only it is converted again
     changed = {k: v + 0.01 for k, v in pools.experts["SVHN"].items()}
-    package, modeling = _fake_modeling()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(sys.modules, "src", package)
-        patch.setitem(sys.modules, "src.modeling", modeling)
-        _encoder_pickle(modeling, changed, pools.tsv / "SVHNVal" / "finetuned.pt")
+    save_open_clip_encoder(changed, pools.tsv / "SVHNVal" / "finetuned.pt", VIT)
     try:
         import_clip_pool("clip-tiny-3", pools.tsv, pools.data, **options)
         text = "\n".join(messages)
@@ -287,22 +206,15 @@ def test_import_is_idempotent_and_follows_source_changes(pools):
         assert torch.equal(load_state_dict(root / "experts/SVHN.safetensors")["visual.ln_post.bias"],
                            changed["visual.ln_post.bias"])
     finally:  # leave the pool as the other tests expect it
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setitem(sys.modules, "src", package)
-            patch.setitem(sys.modules, "src.modeling", modeling)
-            _encoder_pickle(modeling, pools.experts["SVHN"], pools.tsv / "SVHNVal" / "finetuned.pt")
+        save_open_clip_encoder(pools.experts["SVHN"], pools.tsv / "SVHNVal" / "finetuned.pt", VIT)
         import_clip_pool("clip-tiny-3", pools.tsv, pools.data, **pools.options)
 
 
 def test_missing_sources_are_named(pools, tmp_path):
     options = {**pools.options, "cache": tmp_path / "cache"}
     missing_expert = tmp_path / "tsv"
-    package, modeling = _fake_modeling()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(sys.modules, "src", package)
-        patch.setitem(sys.modules, "src.modeling", modeling)
-        _encoder_pickle(modeling, pools.base, missing_expert / "zeroshot.pt")
-        _encoder_pickle(modeling, pools.experts["MNIST"], missing_expert / "MNISTVal" / "finetuned.pt")
+    save_open_clip_encoder(pools.base, missing_expert / "zeroshot.pt", VIT)
+    save_open_clip_encoder(pools.experts["MNIST"], missing_expert / "MNISTVal" / "finetuned.pt", VIT)
     with pytest.raises(CheckpointError) as error:
         import_clip_pool("clip-tiny-3", missing_expert, pools.data, **options)
     message = str(error.value)
@@ -326,35 +238,10 @@ def test_missing_sources_are_named(pools, tmp_path):
         import_clip_pool("clip-tiny-3", pools.tsv, pools.data, **{**options, "tasks": None})
 
 
-def _hf_full_clip(state, folder):
-    """A Hugging Face CLIPModel (image tower ``state``, a random one-layer text tower) with a character-level
-    tokenizer written offline: what FusionBench's base folder (openai/clip-vit-base-patch32) holds."""
-    import string
-
-    transformers = pytest.importorskip("transformers")
-    folder.mkdir(parents=True)
-    symbols = list(string.ascii_lowercase + string.digits + string.punctuation)
-    vocab = {s: i for i, s in enumerate(symbols)} | {s + "</w>": len(symbols) + i for i, s in enumerate(symbols)}
-    vocab |= {"<|startoftext|>": len(vocab), "<|endoftext|>": len(vocab) + 1}
-    (folder / "vocab.json").write_text(json.dumps(vocab))
-    (folder / "merges.txt").write_text("#version: 0.2\n")  # no merges: words split into characters
-    end = vocab["<|endoftext|>"]
-    config = transformers.CLIPConfig(
-        text_config=dict(vocab_size=len(vocab), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                         num_attention_heads=2, eos_token_id=end, bos_token_id=end - 1, pad_token_id=end),
-        vision_config=dict(hidden_size=64, intermediate_size=256, num_hidden_layers=2, num_attention_heads=4,
-                           image_size=28, patch_size=7, hidden_act="quick_gelu"), projection_dim=32)
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(6)
-        model = transformers.CLIPModel(config)
-    result = model.load_state_dict(open_clip_to_hf(state, with_projection=True), strict=False)
-    assert not result.unexpected_keys and all(k.startswith(("text_", "logit")) for k in result.missing_keys)
-    model.save_pretrained(folder)
-
-
 def test_hf_clip_model_base_builds_the_heads(pools, tmp_path):
     root = tmp_path / "fusionbench"
-    _hf_full_clip(pools.base, root / HF_BASE)
+    pytest.importorskip("transformers")
+    save_hf_clip_with_text(pools.base, root / HF_BASE, VIT)
     name = load_task_manifest("MNIST")["names"]["fusionbench"]
     _hf_save({k: v for k, v in pools.experts["MNIST"].items() if k != "visual.proj"}, root / f"{HF_BASE}_{name}",
              False)

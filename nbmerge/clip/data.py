@@ -10,11 +10,16 @@ TSV does), the local layouts it can be read from and the archive checksums torch
 * an ImageFolder tree ``<data_root>/<dir>/<split dir>/<class dir>/*.png|jpg|...`` (every task);
 * MNIST-style IDX files, raw or gzipped (MNIST, FashionMNIST, KMNIST, EMNIST letters);
 * CIFAR-10/100 python pickles, read by an unpickler that only admits numpy arrays and plain data;
-* SVHN's ``*_32x32.mat`` files.
+* SVHN's ``*_32x32.mat`` files;
+* the other datasets' own formats, laid out as torchvision leaves them after its download and extraction (and as
+  TSV's data location holds them): Stanford Cars' devkit .mat annotations, Flowers102's imagelabels.mat/setid.mat,
+  Oxford-IIIT Pet's annotation lists, Food-101's meta/*.json, STL-10's binaries, PCAM's HDF5 files (with the
+  optional h5py), FER2013's CSV and GTSRB's Training folders plus GT-final_test.csv.
 """
 
 from __future__ import annotations
 
+import csv
 import gzip
 import hashlib
 import json
@@ -22,6 +27,7 @@ import os
 import pickle
 import re
 import struct
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -36,7 +42,8 @@ from ..errors import NbmergeError
 MANIFEST_FORMAT = 1
 SPLITS = ("train", "val", "test", "train_full")  # train_full: the source train split before val is carved out
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp", ".gif")
-FAKE_FORMATS = ("imagefolder", "idx", "idx.gz", "cifar", "svhn_mat")
+FAKE_FORMATS = ("imagefolder", "idx", "idx.gz", "cifar", "svhn_mat", "cars_mat", "flowers_mat", "pets_txt",
+                "food101_json", "stl10_bin", "pcam_h5", "fer2013_csv", "gtsrb_ppm")
 _TASK_KEYS = ("name", "aliases", "num_classes", "class_names", "class_dirs", "templates", "source", "splits", "layout")
 
 PathLike = Union[str, os.PathLike]
@@ -290,17 +297,395 @@ def _read_svhn_source(manifest: dict, root: Path, split: str, looked: list[str])
     if path is None:
         return None
     from scipy.io import loadmat  # MATLAB v5 reader: plain arrays only, no code
+    from scipy.io.matlab import MatReadError
 
     try:
         mat = loadmat(path)
         images = np.ascontiguousarray(np.asarray(mat["X"], dtype=np.uint8).transpose(3, 0, 1, 2))
         labels = np.asarray(mat["y"], dtype=np.int64).reshape(-1) % 10  # SVHN labels the digit 0 as 10
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except (OSError, ValueError, KeyError, TypeError, IndexError, MatReadError) as error:
         raise NbmergeError(f"{path}: not a readable SVHN .mat file ({error})") from None
     if images.shape[1:] != (32, 32, 3) or len(images) != len(labels):
         raise NbmergeError(f"{path}: X has shape {list(images.shape)} (as N,H,W,C) and y {len(labels)} labels")
     _check_labels(manifest, labels, path)
     return _Source("svhn_mat", path.parent, labels, images=images)
+
+
+# The datasets' own on-disk formats, as torchvision stores them after its download and extraction. Each layout block
+# in a manifest names the directories tried below the data root ("dirs") and, per source split, the files or folders
+# that must all be there ("files"; the first one decides whether a directory holds the split).
+
+_NATIVE_TITLES = {
+    "cars_mat": "Stanford Cars devkit files", "flowers_mat": "Oxford Flowers .mat files",
+    "pets_txt": "Oxford-IIIT Pet files", "food101_json": "Food-101 files", "stl10_bin": "STL-10 binaries",
+    "pcam_h5": "PCAM HDF5 files", "fer2013_csv": "FER2013 CSV", "gtsrb_ppm": "GTSRB files",
+}
+
+
+def _native_alternatives(spec: dict, split: str) -> list[list[str]]:
+    """The sets of relative paths that each hold ``split`` in one layout, in order of preference."""
+    files = spec.get("files", {})
+    if split not in files and split not in spec.get("usage", {}):
+        return []
+    return [[name] for name in spec.get("combined", [])] + ([list(files[split])] if split in files else [])
+
+
+def _locate_native(manifest: dict, fmt: str, root: Path, split: str,
+                   looked: list[str]) -> Optional[tuple[Path, list[str]]]:
+    """(directory, relative paths) of the first complete alternative under ``<root>/<dir>``; None if nothing of the
+    layout is there, NbmergeError if a directory holds only part of one."""
+    spec = manifest["layout"][fmt]
+    alternatives = _native_alternatives(spec, split)
+    for directory in (root / d for d in spec["dirs"]):
+        partial = None
+        for names in alternatives:
+            looked += [str(directory / name) for name in names]
+            present = [name for name in names if (directory / name).exists()]
+            if len(present) == len(names):
+                return directory, names
+            if present and partial is None:
+                partial = (present, [name for name in names if name not in present])
+        if partial is not None:
+            have, lack = partial
+            raise NbmergeError(f"{manifest['name']}: found {', '.join(str(directory / n) for n in have)} but not "
+                               f"{', '.join(str(directory / n) for n in lack)}; the {split!r} split needs them all")
+    return None
+
+
+def _file_source(manifest: dict, fmt: str, location: Path, files: list[Path], labels: np.ndarray,
+                 listed_in: Path) -> _Source:
+    """A _Source of image files named by an annotation file, after checking that they exist."""
+    missing = [path for path in files if not path.is_file()]
+    if missing:
+        raise NbmergeError(f"{manifest['name']}: {len(missing)} of the {len(files)} images listed in {listed_in} are "
+                           f"missing, e.g. {', '.join(str(p) for p in missing[:3])}")
+    labels = np.asarray(labels, dtype=np.int64)
+    _check_labels(manifest, labels, listed_in)
+    return _Source(fmt, location, labels, files=files)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise NbmergeError(f"{path}: not a readable text file ({error})") from None
+
+
+def _loadmat(path: Path, what: str) -> dict:
+    from scipy.io import loadmat  # MATLAB v5 reader: plain arrays only, no code
+    from scipy.io.matlab import MatReadError
+
+    try:
+        return loadmat(path, squeeze_me=True)
+    except (OSError, ValueError, TypeError, IndexError, MatReadError) as error:
+        raise NbmergeError(f"{path}: not a readable {what} .mat file ({error})") from None
+
+
+def _read_cars_source(manifest: dict, root: Path, split: str, looked: list[str]) -> Optional[_Source]:
+    """StanfordCars: ``<split annotations>.mat`` (1-based ``class``, ``fname``) and ``cars_<split>/<fname>``."""
+    found = _locate_native(manifest, "cars_mat", root, split, looked)
+    if found is None:
+        return None
+    directory, (annotations_name, images_name) = found
+    spec, path = manifest["layout"]["cars_mat"], directory / annotations_name
+    try:
+        annotations = np.atleast_1d(_loadmat(path, "Stanford Cars annotations")["annotations"])
+        labels = np.asarray(annotations["class"], dtype=np.int64).reshape(-1) - 1
+        names = [str(name) for name in annotations["fname"].reshape(-1)]
+    except (KeyError, ValueError, TypeError, IndexError) as error:
+        raise NbmergeError(f"{path}: expected a struct array 'annotations' with fields 'class' and 'fname' "
+                           f"({type(error).__name__}: {error})") from None
+    meta_path = directory / spec["meta"]
+    if meta_path.exists():
+        try:
+            recorded = [str(name) for name in np.atleast_1d(_loadmat(meta_path, "Stanford Cars meta")["class_names"])]
+        except KeyError:
+            raise NbmergeError(f"{meta_path}: no 'class_names' array") from None
+        if [normalise_class_dir(n) for n in recorded] != [normalise_class_dir(n) for n in manifest["class_names"]]:
+            raise NbmergeError(f"{manifest['name']}: class names in {meta_path} ({recorded[:3]}...) differ from the "
+                               f"manifest's ({manifest['class_names'][:3]}...)")
+    return _file_source(manifest, "cars_mat", directory, [directory / images_name / n for n in names], labels, path)
+
+
+def _read_flowers_source(manifest: dict, root: Path, split: str, looked: list[str]) -> Optional[_Source]:
+    """Flowers102: ``setid.mat`` (1-based image ids per split), ``imagelabels.mat`` (1-based labels of every image)
+    and ``jpg/image_%05d.jpg``; the split keeps setid's order."""
+    found = _locate_native(manifest, "flowers_mat", root, split, looked)
+    if found is None:
+        return None
+    directory, (setid_name, labels_name, _) = found
+    spec = manifest["layout"]["flowers_mat"]
+    setid_path, labels_path = directory / setid_name, directory / labels_name
+    key = spec["set_keys"][split]
+    try:
+        ids = np.atleast_1d(_loadmat(setid_path, "Flowers102 setid")[key]).astype(np.int64).reshape(-1)
+    except (KeyError, ValueError, TypeError) as error:
+        raise NbmergeError(f"{setid_path}: no integer array {key!r} ({type(error).__name__}: {error})") from None
+    try:
+        every = np.atleast_1d(_loadmat(labels_path, "Flowers102 labels")["labels"]).astype(np.int64).reshape(-1) - 1
+    except (KeyError, ValueError, TypeError) as error:
+        raise NbmergeError(f"{labels_path}: no integer array 'labels' ({type(error).__name__}: {error})") from None
+    if len(ids) and (ids.min() < 1 or ids.max() > len(every)):
+        raise NbmergeError(f"{setid_path}: {key!r} holds image ids {int(ids.min())}..{int(ids.max())}, {labels_path} "
+                           f"labels images 1..{len(every)}")
+    files = [directory / spec["image_name"].format(i) for i in ids.tolist()]
+    return _file_source(manifest, "flowers_mat", directory, files, every[ids - 1], setid_path)
+
+
+def _read_pets_source(manifest: dict, root: Path, split: str, looked: list[str]) -> Optional[_Source]:
+    """OxfordIIITPet: ``annotations/<split>.txt`` lines ``<image id> <class id 1..37> <species> <breed id>`` and
+    ``images/<image id>.jpg``; the image id's prefix must name the class."""
+    found = _locate_native(manifest, "pets_txt", root, split, looked)
+    if found is None:
+        return None
+    directory, (list_name, images_name) = found
+    path, lookup = directory / list_name, _class_dir_lookup(manifest)
+    files, labels = [], []
+    for number, line in enumerate(_read_text(path).splitlines(), 1):
+        parts = line.split()
+        if not parts or parts[0].startswith("#"):
+            continue
+        try:
+            label = int(parts[1]) - 1
+        except (IndexError, ValueError):
+            raise NbmergeError(f"{path}, line {number}: expected '<image id> <class id> ...', found "
+                               f"{line.strip()[:80]!r}") from None
+        breed = lookup.get(normalise_class_dir(parts[0].rsplit("_", 1)[0]))
+        if breed != label and 0 <= label < manifest["num_classes"]:
+            raise NbmergeError(f"{path}, line {number}: image {parts[0]!r} has class id {label + 1}, which is "
+                               f"{manifest['class_dirs'][label]!r} in the manifest's order; the file or the "
+                               "manifest is wrong")
+        files.append(directory / images_name / f"{parts[0]}.jpg")
+        labels.append(label)
+    return _file_source(manifest, "pets_txt", directory, files, np.asarray(labels, np.int64), path)
+
+
+def _read_food101_source(manifest: dict, root: Path, split: str, looked: list[str]) -> Optional[_Source]:
+    """Food101: ``meta/<split>.json`` ``{class: ["<class>/<id>", ...]}`` and ``images/<class>/<id>.jpg``, in the
+    json's order (torchvision's); classes are matched to labels by name."""
+    found = _locate_native(manifest, "food101_json", root, split, looked)
+    if found is None:
+        return None
+    directory, (list_name, images_name) = found
+    path, lookup = directory / list_name, _class_dir_lookup(manifest)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            listing = json.load(handle)
+    except (OSError, json.JSONDecodeError) as error:
+        raise NbmergeError(f"{path}: not a readable JSON file ({error})") from None
+    if not isinstance(listing, dict) or not all(isinstance(v, list) for v in listing.values()):
+        raise NbmergeError(f"{path}: expected a JSON object of class name -> list of '<class>/<image id>'")
+    unknown = [name for name in listing if normalise_class_dir(name) not in lookup]
+    if unknown:
+        raise NbmergeError(f"{path}: classes that match no class of {manifest['name']}: {', '.join(unknown[:10])}")
+    files, labels = [], []
+    for name, items in listing.items():
+        files += [directory / images_name / f"{item}.jpg" for item in items]
+        labels += [lookup[normalise_class_dir(name)]] * len(items)
+    return _file_source(manifest, "food101_json", directory, files, np.asarray(labels, np.int64), path)
+
+
+def _read_stl10_source(manifest: dict, root: Path, split: str, looked: list[str]) -> Optional[_Source]:
+    """STL10: ``<split>_X.bin`` (uint8, each image channel-major and column-major) and ``<split>_y.bin`` (uint8
+    labels 1..10), memory-mapped."""
+    found = _locate_native(manifest, "stl10_bin", root, split, looked)
+    if found is None:
+        return None
+    directory, (images_name, labels_name) = found
+    spec = manifest["layout"]["stl10_bin"]
+    images_path, labels_path = directory / images_name, directory / labels_name
+    labels = np.fromfile(labels_path, dtype=np.uint8).astype(np.int64) - int(spec.get("label_offset", 0))
+    channels, height, width = spec["image_shape"]
+    per_image, size = channels * height * width, images_path.stat().st_size
+    if size != per_image * len(labels):
+        raise NbmergeError(f"{images_path}: {size} bytes, expected {len(labels)} images of {per_image} bytes "
+                           f"({channels}x{height}x{width}) for the {len(labels)} labels in {labels_path}; one of the "
+                           "two is truncated or corrupt")
+    _check_labels(manifest, labels, labels_path)
+    if not len(labels):
+        raise NbmergeError(f"{labels_path}: no labels")
+    _check_stl10_class_names(manifest, directory)
+    stored = np.memmap(images_path, dtype=np.uint8, mode="r", shape=(len(labels), channels, width, height))
+    return _Source("stl10_bin", directory, labels, images=stored.transpose(0, 3, 2, 1))  # -> [N, H, W, C]
+
+
+def _check_stl10_class_names(manifest: dict, directory: Path) -> None:
+    path = directory / manifest["layout"]["stl10_bin"]["class_names_file"]
+    if path.is_file():
+        recorded = _read_text(path).split()
+        if recorded != manifest["class_names"]:
+            raise NbmergeError(f"{manifest['name']}: class names in {path} ({recorded[:5]}...) differ from the "
+                               f"manifest's ({manifest['class_names'][:5]}...)")
+
+
+def _import_h5py(path: Path):
+    try:
+        import h5py
+    except ImportError:
+        raise NbmergeError(f"{path}: reading PCAM's HDF5 files needs h5py, which is not installed; run `pip install "
+                           "h5py` (or export PCAM to an ImageFolder tree)") from None
+    return h5py
+
+
+class _H5Images:
+    """The rows of an HDF5 dataset, read one at a time (PCAM's train images are 7 GB); the file is opened on first
+    use in each process, so the object can go to DataLoader workers."""
+
+    def __init__(self, path: Path, key: str, shape: tuple[int, ...]):
+        self.path, self.key, self.shape = path, key, shape
+        self._handle, self._pid = None, None
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, i: int) -> np.ndarray:
+        if self._handle is None or self._pid != os.getpid():
+            self._handle, self._pid = _import_h5py(self.path).File(self.path, "r"), os.getpid()
+        return np.asarray(self._handle[self.key][i], dtype=np.uint8)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_handle": None, "_pid": None}
+
+
+def _read_pcam_source(manifest: dict, root: Path, split: str, looked: list[str]) -> Optional[_Source]:
+    """PCAM: ``..._split_<split>_x.h5`` (dataset x: uint8 [N, 96, 96, 3]) and ``..._y.h5`` (y: [N, 1, 1, 1]); needs
+    h5py, which is optional."""
+    found = _locate_native(manifest, "pcam_h5", root, split, looked)
+    if found is None:
+        return None
+    directory, (images_name, labels_name) = found
+    spec = manifest["layout"]["pcam_h5"]
+    images_path, labels_path = directory / images_name, directory / labels_name
+    h5py = _import_h5py(images_path)
+    try:
+        with h5py.File(labels_path, "r") as handle:
+            labels = np.asarray(handle[spec["labels_key"]][()], dtype=np.int64).reshape(-1)
+    except (OSError, KeyError, ValueError, TypeError) as error:
+        raise NbmergeError(f"{labels_path}: no readable dataset {spec['labels_key']!r} ({error})") from None
+    try:
+        with h5py.File(images_path, "r") as handle:
+            dataset = handle[spec["images_key"]]
+            shape, dtype = tuple(dataset.shape), dataset.dtype
+    except (OSError, KeyError, ValueError, TypeError) as error:
+        raise NbmergeError(f"{images_path}: no readable dataset {spec['images_key']!r} ({error})") from None
+    if len(shape) != 4 or shape[3] != 3 or dtype != np.uint8 or shape[0] != len(labels):
+        raise NbmergeError(f"{images_path}: {spec['images_key']!r} is {dtype} {list(shape)}, expected uint8 "
+                           f"[{len(labels)}, H, W, 3] for the {len(labels)} labels in {labels_path}")
+    _check_labels(manifest, labels, labels_path)
+    return _Source("pcam_h5", directory, labels, images=_H5Images(images_path, spec["images_key"], shape))
+
+
+def _read_fer2013_source(manifest: dict, root: Path, split: str, looked: list[str]) -> Optional[_Source]:
+    """FER2013, as torchvision reads it: ``fer2013.csv`` (emotion,pixels,Usage) or ``icml_face_data.csv`` (the same
+    with ' Usage', ' pixels'), else ``<split>.csv``. Images are 48x48 grayscale, pixels space-separated, row-major.
+
+    The test split is Usage PublicTest + PrivateTest (7,178 rows) in file order: torchvision's FER2013 'test', and
+    the 7,178-image test split of HF Jeneral/fer-2013 that TSV (via TALL masks' src/datasets/fer2013.py) evaluates
+    on, and of the Kaggle image-folder release; train is Usage Training (28,709)."""
+    found = _locate_native(manifest, "fer2013_csv", root, split, looked)
+    if found is None:
+        return None
+    directory, (name,) = found
+    spec, path = manifest["layout"]["fer2013_csv"], directory / name
+    usages = set(spec["usage"][split]) if name in spec.get("combined", []) else None
+    known = {usage for names in spec["usage"].values() for usage in names}
+    side = int(spec["image_size"])
+    images, labels = [], []
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.reader(handle)
+            header = [column.strip() for column in next(reader, [])]
+            needed = ["emotion", "pixels"] + (["Usage"] if usages else [])
+            absent = [column for column in needed if column not in header]
+            if absent:
+                hint = ("; Kaggle's test.csv carries no labels: put fer2013.csv or icml_face_data.csv (which label "
+                        f"the PublicTest and PrivateTest rows) in {directory}") if absent == ["emotion"] else ""
+                raise NbmergeError(f"{path}: lacks the column(s) {', '.join(absent)} (found: "
+                                   f"{', '.join(header) or 'none'}){hint}")
+            at = {column: header.index(column) for column in needed}
+            for number, row in enumerate(reader, 2):
+                if not row:
+                    continue
+                if len(row) != len(header):
+                    raise NbmergeError(f"{path}, line {number}: {len(row)} fields, the header has {len(header)}; the "
+                                       "file is truncated or corrupt")
+                if usages and row[at["Usage"]].strip() not in usages:
+                    if row[at["Usage"]].strip() not in known:
+                        raise NbmergeError(f"{path}, line {number}: Usage {row[at['Usage']]!r} is none of "
+                                           f"{', '.join(sorted(known))}; the file is truncated or corrupt")
+                    continue
+                label, image = _parse_fer_row(row, at, side)
+                if image is None:
+                    raise NbmergeError(f"{path}, line {number}: expected an emotion id and {side * side} pixel "
+                                       f"values 0..255, found {','.join(row)[:60]!r}...")
+                images.append(image)
+                labels.append(label)
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise NbmergeError(f"{path}: not a readable CSV file ({error})") from None
+    if not labels:
+        raise NbmergeError(f"{path}: no {split!r} rows" + (f" (Usage {', '.join(sorted(usages))})" if usages else ""))
+    labels_array = np.asarray(labels, dtype=np.int64)
+    _check_labels(manifest, labels_array, path)
+    return _Source("fer2013_csv", directory, labels_array, images=np.stack(images))
+
+
+def _parse_fer_row(row: list[str], at: dict[str, int], side: int) -> tuple[int, Optional[np.ndarray]]:
+    """(emotion, uint8 [side, side] image) of one FER2013 CSV row; the image is None when the row is malformed."""
+    try:
+        label = int(row[at["emotion"]])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # numpy warns, rather than fails, on text it cannot parse
+            pixels = np.fromstring(row[at["pixels"]], dtype=np.int64, sep=" ")
+    except (IndexError, ValueError, DeprecationWarning):
+        return -1, None
+    if pixels.size != side * side or pixels.min() < 0 or pixels.max() > 255:
+        return label, None
+    return label, pixels.astype(np.uint8).reshape(side, side)
+
+
+def _read_gtsrb_source(manifest: dict, root: Path, split: str, looked: list[str]) -> Optional[_Source]:
+    """GTSRB: train is ``GTSRB/Training/000NN/*.ppm`` (class = folder number, torchvision's sorted order); test is
+    the flat ``GTSRB/Final_Test/Images`` with labels in ``GT-final_test.csv`` (';'-separated Filename, ClassId)."""
+    found = _locate_native(manifest, "gtsrb_ppm", root, split, looked)
+    if found is None:
+        return None
+    directory, names = found
+    if split == "train":
+        folder = directory / names[0]
+        files, labels = [], []
+        for entry in sorted(p for p in folder.iterdir() if p.is_dir()):
+            if not entry.name.isdigit():
+                raise NbmergeError(f"{manifest['name']}: {entry} is not a class folder (expected 00000..00042)")
+            images = [p for p in _images_under(entry) if p.suffix.lower() == ".ppm"]
+            files += images
+            labels += [int(entry.name)] * len(images)
+        if not files:
+            raise NbmergeError(f"{manifest['name']}: no .ppm images in class folders under {folder}")
+        return _file_source(manifest, "gtsrb_ppm", folder, files, np.asarray(labels, np.int64), folder)
+    path, folder = directory / names[0], directory / names[1]
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle, delimiter=";", skipinitialspace=True)
+            columns = [column.strip() for column in reader.fieldnames or []]
+            if "Filename" not in columns or "ClassId" not in columns:
+                raise NbmergeError(f"{path}: needs the ';'-separated columns Filename and ClassId, found "
+                                   f"{', '.join(columns) or 'none'}")
+            reader.fieldnames = columns
+            try:
+                rows = [(row["Filename"], int(row["ClassId"])) for row in reader]
+            except (TypeError, ValueError) as error:
+                raise NbmergeError(f"{path}, line {reader.line_num}: bad row ({error})") from None
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise NbmergeError(f"{path}: not a readable CSV file ({error})") from None
+    return _file_source(manifest, "gtsrb_ppm", folder, [folder / name for name, _ in rows],
+                        np.asarray([label for _, label in rows], np.int64), path)
+
+
+_NATIVE_READERS = {
+    "cars_mat": _read_cars_source, "flowers_mat": _read_flowers_source, "pets_txt": _read_pets_source,
+    "food101_json": _read_food101_source, "stl10_bin": _read_stl10_source, "pcam_h5": _read_pcam_source,
+    "fer2013_csv": _read_fer2013_source, "gtsrb_ppm": _read_gtsrb_source,
+}
 
 
 def _class_dir_lookup(manifest: dict) -> dict[str, int]:
@@ -380,7 +765,8 @@ def _read_source(manifest: dict, root: Path, split: str, allow_missing_classes: 
         if fmt == "imagefolder":
             found = _read_imagefolder_source(manifest, root, split, looked, allow_missing_classes)
         else:
-            reader = {"idx": _read_idx_source, "cifar": _read_cifar_source, "svhn_mat": _read_svhn_source}[fmt]
+            reader = {"idx": _read_idx_source, "cifar": _read_cifar_source, "svhn_mat": _read_svhn_source,
+                      **_NATIVE_READERS}[fmt]
             found = reader(manifest, root, split, looked)
         if found is not None:
             return found
@@ -401,6 +787,9 @@ def _expected_layouts(manifest: dict, split: str) -> str:
         elif fmt == "svhn_mat" and split in layout["svhn_mat"]["files"]:
             dirs = ", ".join(layout["svhn_mat"]["dirs"])
             options.append(f"{layout['svhn_mat']['files'][split]} in <root>/{{{dirs}}}")
+        elif fmt in _NATIVE_TITLES and _native_alternatives(layout[fmt], split):
+            alternatives = " or ".join(" + ".join(names) for names in _native_alternatives(layout[fmt], split))
+            options.append(f"{_NATIVE_TITLES[fmt]} {alternatives} in <root>/{{{', '.join(layout[fmt]['dirs'])}}}")
         elif fmt == "imagefolder" and split in layout["imagefolder"]["split_dirs"]:
             spec = layout["imagefolder"]
             options.append(f"an ImageFolder tree <root>/{{{', '.join(spec['dirs'])}}}/"
@@ -562,9 +951,13 @@ def write_fake_dataset(root: PathLike, task: str, n_per_class: int = 2, image_si
                        fmt: str = "imagefolder") -> Path:
     """Write a tiny fake copy of ``task`` under ``root`` in one of its manifest layouts and return ``root``.
 
-    fmt: "imagefolder" (PNG files), "idx" or "idx.gz" (MNIST family), "cifar" (CIFAR-10/100) or "svhn_mat". Every
-    source split the manifest uses (train and test; also val for EuroSAT) gets ``n_per_class`` images of each class,
-    each filled with ``fake_colour(label)``; the classes are interleaved, as in the real files."""
+    fmt: "imagefolder" (PNG files), "idx" or "idx.gz" (MNIST family), "cifar" (CIFAR-10/100), "svhn_mat", or a
+    dataset's own format: "cars_mat", "flowers_mat", "pets_txt", "food101_json", "stl10_bin", "pcam_h5" (needs
+    h5py), "fer2013_csv" (grayscale, fer2013.csv) or "gtsrb_ppm". Every source split the manifest uses (train and
+    test; also val for EuroSAT; Flowers102's setid.mat also gets its official val) gets ``n_per_class`` images of
+    each class, each filled with ``fake_colour(label)`` (grayscale for FER2013 and the MNIST family); the classes
+    are interleaved, as in the real files. Fake ".jpg" files hold PNG data, so colours survive exactly. STL10, PCAM
+    and FER2013 keep their formats' fixed sizes (96, 96, 48); ``image_size`` sizes the others."""
     manifest = load_task_manifest(task)
     if fmt not in FAKE_FORMATS:
         raise NbmergeError(f"unknown fake dataset format {fmt!r}; formats: {', '.join(FAKE_FORMATS)}")
@@ -576,6 +969,9 @@ def write_fake_dataset(root: PathLike, task: str, n_per_class: int = 2, image_si
     count = manifest["num_classes"]
     labels = np.tile(np.arange(count), n_per_class)
     sources = sorted({spec.get("source", spec.get("carve_from")) for spec in manifest["splits"].values()})
+    if fmt in _NATIVE_READERS:
+        _write_fake_native(manifest, root, fmt, labels, sources, image_size or 8)
+        return root
     for split in sources:
         if fmt == "imagefolder":
             size = image_size or 8
@@ -619,6 +1015,108 @@ def write_fake_dataset(root: PathLike, task: str, n_per_class: int = 2, image_si
             savemat(folder / spec["files"][split], {"X": images.transpose(1, 2, 3, 0),
                                                     "y": np.where(labels == 0, 10, labels).reshape(-1, 1)})
     return root
+
+
+def _fake_image(path: Path, label: int, size: int) -> None:
+    """A one-colour RGB image at ``path``. Always PNG data, whatever the name says (PIL reads by content): JPEG
+    would not keep the colour exact."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", (size, size), fake_colour(label)).save(path, format="PNG")
+
+
+def _write_fake_native(manifest: dict, root: Path, fmt: str, labels: np.ndarray, splits: list[str],
+                       size: int) -> None:
+    """write_fake_dataset for the datasets' own formats (``_NATIVE_READERS``), every source split at once."""
+    from scipy.io import savemat
+
+    spec = manifest["layout"][fmt]
+    folder = root / spec["dirs"][0]
+    folder.mkdir(parents=True, exist_ok=True)
+    if fmt == "cars_mat":
+        (folder / spec["meta"]).parent.mkdir(parents=True, exist_ok=True)
+        savemat(folder / spec["meta"], {"class_names": np.array(manifest["class_names"], dtype=object)})
+        for split in splits:
+            annotations_name, images_name = spec["files"][split]
+            table = np.zeros(len(labels), dtype=[("bbox_x1", "O"), ("bbox_y1", "O"), ("bbox_x2", "O"),
+                                                 ("bbox_y2", "O"), ("class", "O"), ("fname", "O")])
+            for i, label in enumerate(labels):
+                name = f"{i + 1:05d}.jpg"
+                table[i] = (0, 0, size - 1, size - 1, np.uint8(label + 1), name)
+                _fake_image(folder / images_name / name, int(label), size)
+            (folder / annotations_name).parent.mkdir(parents=True, exist_ok=True)
+            savemat(folder / annotations_name, {"annotations": table.reshape(1, -1)})
+    elif fmt == "flowers_mat":
+        every, ids = [], {}
+        for split in ("train", "val", "test"):  # setid.mat always has all three official splits
+            ids[spec["set_keys"][split]] = np.arange(len(every) + 1, len(every) + len(labels) + 1).reshape(1, -1)
+            every += labels.tolist()
+        for i, label in enumerate(every, 1):
+            _fake_image(folder / spec["image_name"].format(i), int(label), size)
+        savemat(folder / spec["files"]["train"][0], ids)
+        savemat(folder / spec["files"]["train"][1], {"labels": (np.array(every) + 1).reshape(1, -1)})
+    elif fmt == "pets_txt":
+        for split in splits:
+            list_name, images_name = spec["files"][split]
+            lines = []
+            for i, label in enumerate(labels):
+                image_id = f"{manifest['class_dirs'][label]}_{split}{i}"
+                lines.append(f"{image_id} {label + 1} 1 1\n")
+                _fake_image(folder / images_name / f"{image_id}.jpg", int(label), size)
+            (folder / list_name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / list_name).write_text("".join(lines))
+    elif fmt == "food101_json":
+        for split in splits:
+            list_name, images_name = spec["files"][split]
+            listing: dict[str, list[str]] = {name: [] for name in manifest["class_dirs"]}
+            for i, label in enumerate(labels):
+                item = f"{manifest['class_dirs'][label]}/{split}{i}"
+                listing[manifest["class_dirs"][label]].append(item)
+                _fake_image(folder / images_name / f"{item}.jpg", int(label), size)
+            (folder / list_name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / list_name).write_text(json.dumps(listing))
+    elif fmt == "stl10_bin":
+        channels, height, width = spec["image_shape"]
+        (folder / spec["class_names_file"]).write_text("\n".join(manifest["class_names"]) + "\n")
+        for split in splits:
+            images_name, labels_name = spec["files"][split]
+            upright = np.stack([np.full((height, width, channels), fake_colour(int(label)), np.uint8)
+                                for label in labels])
+            (folder / images_name).write_bytes(np.ascontiguousarray(upright.transpose(0, 3, 2, 1)).tobytes())
+            (folder / labels_name).write_bytes((labels + int(spec.get("label_offset", 0))).astype(np.uint8).tobytes())
+    elif fmt == "pcam_h5":
+        h5py = _import_h5py(folder)
+        for split in splits:
+            images_name, labels_name = spec["files"][split]
+            images = np.stack([np.full((96, 96, 3), fake_colour(int(label)), np.uint8) for label in labels])
+            with h5py.File(folder / images_name, "w") as handle:
+                handle.create_dataset(spec["images_key"], data=images)
+            with h5py.File(folder / labels_name, "w") as handle:
+                handle.create_dataset(spec["labels_key"], data=labels.astype(np.uint8).reshape(-1, 1, 1, 1))
+    elif fmt == "fer2013_csv":
+        side, rows = int(spec["image_size"]), ["emotion,pixels,Usage"]
+        for split in sorted(splits, reverse=True):  # Training rows first, as in the real file
+            usages = spec["usage"][split]
+            for i, label in enumerate(labels):
+                pixels = " ".join([str(fake_colour(int(label), True)[0])] * (side * side))
+                rows.append(f'{label},"{pixels}",{usages[i % len(usages)]}')
+        (folder / spec["combined"][0]).write_text("\n".join(rows) + "\n")
+    elif fmt == "gtsrb_ppm":
+        for split in splits:
+            names = spec["files"][split]
+            if split == "train":
+                for i, label in enumerate(labels):
+                    _save_ppm(folder / names[0] / f"{label:05d}" / f"00000_{i:05d}.ppm", int(label), size)
+                continue
+            rows = ["Filename;Width;Height;Roi.X1;Roi.Y1;Roi.X2;Roi.Y2;ClassId"]
+            for i, label in enumerate(labels):
+                _save_ppm(folder / names[1] / f"{i:05d}.ppm", int(label), size)
+                rows.append(f"{i:05d}.ppm;{size};{size};0;0;{size - 1};{size - 1};{label}")
+            (folder / names[0]).write_text("\n".join(rows) + "\n")
+
+
+def _save_ppm(path: Path, label: int, size: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", (size, size), fake_colour(label)).save(path, format="PPM")
 
 
 def _write_idx(path: Path, array: np.ndarray) -> None:

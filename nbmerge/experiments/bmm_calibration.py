@@ -47,7 +47,7 @@ import numpy as np
 import torch
 
 from ..errors import NbmergeError
-from ..metrics import expected_calibration_error
+from ..metrics import expected_calibration_error, normalized_mean
 from ..methods.bmm import MODULE_TYPES, BMMSolver, gram_alignment, run_anchor
 from ..walker import Walk, resolve_device
 from .bmm import BMMTuning, merge_params, tune_bmm
@@ -676,7 +676,7 @@ def tour_section(zoo, base, experts, *, anchor: str = "task_arithmetic", anchor_
         result = evaluator.evaluate(state, "test")
         accs = {t: result["tasks"][t]["accuracy"] for t in zoo.tasks}
         return {"method": name, **accs, "mean": float(np.mean(list(accs.values()))),
-                "normalized": float(np.mean([accs[t] / expert_test[t] for t in zoo.tasks])), "seconds": seconds,
+                "normalized": normalized_mean(accs, expert_test, zoo.tasks), "seconds": seconds,
                 "what it does": note}
 
     start = time.perf_counter()

@@ -15,6 +15,7 @@ import torch
 
 from ..io import load_state_dict
 from ..merge import merge
+from ..metrics import normalized_mean
 from ..methods.bmm import module_depth, module_type
 from ..walker import is_linear_weight, resolve_device, task_vectors
 from .common import check_config
@@ -155,7 +156,7 @@ def compare_methods(zoo, config: TourConfig, base: dict, experts: list[dict]) ->
         result = evaluator.evaluate(state, "test")
         accs = {t: result["tasks"][t]["accuracy"] for t in tasks}
         return {"method": name, **accs, "mean": float(np.mean(list(accs.values()))),
-                "normalized": float(np.mean([accs[t] / expert_test[t] for t in tasks])),
+                "normalized": normalized_mean(accs, expert_test, tasks),
                 "seconds": seconds, "what it fixes": note}
 
     rows = [row("base (zero-shot)", base, note="the pretrained encoder with each task's head")]

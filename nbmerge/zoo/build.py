@@ -30,6 +30,7 @@ import torch
 
 from ..errors import CheckpointError, NbmergeError
 from ..io import _atomic_write, atomic_write_text, load_state_dict, save_state_dict, sha256_file
+from ..metrics import normalized_mean
 from ..provenance import git_sha
 from .model import Architecture, Head, arch_from_dict, encoder_state_dict
 from .text_model import TextArchitecture
@@ -395,15 +396,24 @@ def load_zoo(suite: str, cache=None) -> Zoo:
     return Zoo(root, manifest, arrays)
 
 
-def _measure(root: Path, tasks: list[str], arrays: dict, recipe: Recipe) -> dict:
-    """Base, expert, averaging and TA accuracies plus the interference diagnostics ZOO_NOTES asks for."""
-    import nbmerge
-
+def _loaded(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device: str):
+    """(evaluator, base, experts) of a built zoo or imported pool, all on ``device``."""
     from .evaluate import Evaluator
 
-    evaluator = Evaluator(recipe.arch, _eval_splits(arrays, tasks), _load_heads(root, tasks))
-    base = load_state_dict(root / "base.safetensors")
-    experts = [load_state_dict(root / "experts" / f"{t}.safetensors") for t in tasks]
+    evaluator = Evaluator(recipe.arch, _eval_splits(arrays, tasks), _load_heads(root, tasks), device=device)
+
+    def load(path):
+        return {k: v.to(device) for k, v in load_state_dict(path).items()}
+
+    return evaluator, load(root / "base.safetensors"), [load(root / "experts" / f"{t}.safetensors") for t in tasks]
+
+
+def _measure(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device: str = "cpu") -> dict:
+    """Base, expert, averaging and TA accuracies plus the interference diagnostics ZOO_NOTES asks for (evaluated
+    and merged on ``device``)."""
+    import nbmerge
+
+    evaluator, base, experts = _loaded(root, tasks, arrays, recipe, device)
 
     def acc(state, split):
         result = evaluator.evaluate(state, split)
@@ -418,7 +428,7 @@ def _measure(root: Path, tasks: list[str], arrays: dict, recipe: Recipe) -> dict
         expert_acc["val"][task] = evaluator.evaluate(expert, "val", tasks=[task])["tasks"][task]["accuracy"]
 
     def normalized(accs):
-        return float(np.mean([accs[t] / expert_acc["test"][t] for t in tasks]))
+        return normalized_mean(accs, expert_acc["test"], tasks)
 
     average = acc(nbmerge.merge("average", base, experts), "test")
     curve = []
@@ -466,11 +476,7 @@ def _targets(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, measure
     TSV-M / ISO-CTS / RegMean against TA; each row says whether its target is met."""
     import nbmerge
 
-    from .evaluate import Evaluator
-
-    evaluator = Evaluator(recipe.arch, _eval_splits(arrays, tasks), _load_heads(root, tasks))
-    base = load_state_dict(root / "base.safetensors")
-    experts = [load_state_dict(root / "experts" / f"{t}.safetensors") for t in tasks]
+    evaluator, base, experts = _loaded(root, tasks, arrays, recipe, "cpu")
 
     def mean(state, split):
         return float(evaluator.evaluate(state, split)["mean"]["accuracy"])
