@@ -1,6 +1,7 @@
 """The embedded zoo end to end on the `micro` suite (built once per test session into a temporary cache)."""
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -171,3 +172,12 @@ def test_evaluation_only_knobs_do_not_invalidate_trained_artifacts():
     assert store_hash(other_grid) == store_hash(TINY_RECIPE)
     assert recipe_hash(other_grid) != recipe_hash(TINY_RECIPE)
     assert store_hash(replace(TINY_RECIPE, expert_steps=1)) != store_hash(TINY_RECIPE)
+
+
+def test_normalized_mean_leaves_out_a_task_whose_expert_scores_zero():
+    from nbmerge.metrics import normalized_mean
+
+    accs, experts = {"a": 0.5, "b": 0.2, "c": 0.3}, {"a": 1.0, "b": 0.4, "c": 0.0}
+    assert normalized_mean(accs, experts, ["a", "b"]) == pytest.approx(0.5)
+    assert normalized_mean(accs, experts, ["a", "b", "c"]) == pytest.approx(0.5)  # c has no normalized accuracy
+    assert math.isnan(normalized_mean(accs, experts, ["c"]))
