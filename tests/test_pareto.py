@@ -322,7 +322,7 @@ def test_multitask_vertex_is_single_task_fine_tuning(micro):
     expert = finetune(_encoder_from(load_state_dict(micro.base_path), micro.arch), micro.heads()["digits"],
                       micro.arrays["digits"]["train_x"], micro.arrays["digits"]["train_y"],
                       posteriors.zoo_recipe(micro), _task_seed("digits"), steps=3)
-    trained, expected = load_state_dict(path), encoder_state_dict(expert)
+    trained, expected = load_state_dict(path), encoder_state_dict(expert, micro.arch.prefix)
     assert all(torch.equal(trained[k], expected[k]) for k in expected)
     mixed = posteriors.multitask_run(micro, {"hebrew": 0.5, "digits": 0.5}, short)
     assert mixed.name == "digits=0.500000+hebrew=0.500000.safetensors"

@@ -156,3 +156,14 @@ def test_text_micro_zoo_end_to_end(text_cache, capsys):
     assert all(torch.isfinite(v).all() for v in regmean.values())
     assert main(["zoo", "info", "text-micro", "--cache", str(text_cache)]) == 0
     assert "word_sentiment" in capsys.readouterr().out
+    # the Pareto notebook's ground truth: a multitask fine-tune is saved under the text encoder's own names
+    from nbmerge.zoo import posteriors
+
+    mixed = posteriors.multitask_run(zoo, {t: 1 / len(zoo.tasks) for t in zoo.tasks}, posteriors.MultitaskSettings(steps=2))
+    assert set(load_state_dict(mixed)) == set(base)
+    assert 0.0 <= zoo.evaluator().evaluate(load_state_dict(mixed), "test")["mean"]["accuracy"] <= 1.0
+    # the evaluator's length-sorted order changes speed only (nbmerge.bench_eval times it)
+    from nbmerge.bench_eval import bench
+
+    timed = bench("text-micro", "test", repeats=1, cache=text_cache)
+    assert timed["accuracy"]["sorted"] == pytest.approx(timed["accuracy"]["stored"]) and timed["speedup"] > 0

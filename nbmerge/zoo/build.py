@@ -273,7 +273,7 @@ def build_zoo(suite: str, cache=None, quiet: bool = False, log=print) -> Path:
 
         base_encoder = pretrain(pool_x, pool_y, recipe, progress=progress)
         bar.close()
-        store.put_tensors("base.safetensors", encoder_state_dict(base_encoder))
+        store.put_tensors("base.safetensors", encoder_state_dict(base_encoder, recipe.arch.prefix))
     base_state = load_state_dict(store.verify("base.safetensors"))
     base_encoder = _encoder_from(base_state, recipe.arch)
     timings["pretrain_s"] = time.perf_counter() - start

@@ -30,8 +30,14 @@ class Evaluator:
         self.batch = batch or (2048 if isinstance(arch, Architecture) else 256)
         self.expert_accuracy = expert_accuracy or {}
         self._inputs: dict[tuple[str, str], tuple[torch.Tensor, torch.Tensor]] = {}
+        # an architecture may fix the order examples are evaluated in (text: by length, so that each batch, trimmed
+        # to its longest example, carries little padding); every metric here is order-free
+        order = getattr(arch, "eval_order", None)
         for name, splits in tasks.items():
             for split, (images, labels) in splits.items():
+                if order is not None:
+                    chosen = order(images)
+                    images, labels = images[chosen], labels[chosen]
                 self._inputs[(name, split)] = (arch.inputs(images).contiguous().to(device),
                                                torch.from_numpy(labels).long().to(device))
         self.task_names = list(tasks)

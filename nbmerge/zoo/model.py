@@ -76,7 +76,9 @@ def build_encoder(arch, seed: int = 0) -> torch.nn.Module:
                                  output_dim=arch.output_dim)
 
 
-def encoder_state_dict(encoder: torch.nn.Module, prefix: str = PREFIX) -> dict[str, torch.Tensor]:
+def encoder_state_dict(encoder: torch.nn.Module, prefix: str) -> dict[str, torch.Tensor]:
+    """The encoder's weights under the checkpoint names of its architecture (``arch.prefix``: "visual." for the
+    vision towers, "" for the text encoder); no default, since a wrong prefix only fails when the file is read."""
     return {prefix + k: v.detach().clone().contiguous() for k, v in encoder.state_dict().items()}
 
 

@@ -410,7 +410,7 @@ def multitask_run(zoo, weights: Mapping[str, float], settings: MultitaskSettings
                                      progress=lambda *a: bar.update(1))
         bar.close()
         seconds = time.perf_counter() - start
-        _put(store, rel, encoder_state_dict(encoder), {"seconds": seconds, "kind": "multitask",
+        _put(store, rel, encoder_state_dict(encoder, zoo.arch.prefix), {"seconds": seconds, "kind": "multitask",
                                                        "weights": json.dumps(weights, sort_keys=True)})
         log(f"multitask {_weights_key(weights)}: {seconds:.1f} s")
     return store.verify(rel)
