@@ -159,8 +159,14 @@ def test_text_micro_zoo_end_to_end(text_cache, capsys):
     # the Pareto notebook's ground truth: a multitask fine-tune is saved under the text encoder's own names
     from nbmerge.zoo import posteriors
 
-    mixed = posteriors.multitask_run(zoo, {t: 1 / len(zoo.tasks) for t in zoo.tasks}, posteriors.MultitaskSettings(steps=2))
+    thirds = {t: 1 / len(zoo.tasks) for t in zoo.tasks}
+    mixed = posteriors.multitask_run(zoo, thirds, posteriors.MultitaskSettings(steps=2))
     assert set(load_state_dict(mixed)) == set(base)
+    # a run stored under the vision names (nbmerge before the prefix fix) is trained again, not reused
+    store, rel = posteriors._store(zoo), str(mixed.relative_to(posteriors._store(zoo).root))
+    store.put_tensors(rel, {"visual." + k: v for k, v in load_state_dict(mixed).items()})
+    again = posteriors.multitask_run(zoo, thirds, posteriors.MultitaskSettings(steps=2))
+    assert again == mixed and set(load_state_dict(again)) == set(base)
     assert 0.0 <= zoo.evaluator().evaluate(load_state_dict(mixed), "test")["mean"]["accuracy"] <= 1.0
     # the evaluator's length-sorted order changes speed only (nbmerge.bench_eval times it)
     from nbmerge.bench_eval import bench

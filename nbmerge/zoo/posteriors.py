@@ -45,7 +45,7 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import NbmergeError
-from ..io import load_state_dict, save_state_dict
+from ..io import SafetensorsSource, load_state_dict, save_state_dict
 from .model import Architecture, Head, features
 from .train import Recipe, _batches, _schedule
 
@@ -402,7 +402,11 @@ def multitask_run(zoo, weights: Mapping[str, float], settings: MultitaskSettings
         return zoo.expert_path(active[0])
     store = _store(zoo)
     rel = f"pareto/multitask-{_digest('multitask', settings, recipe)}/{_weights_key(weights)}.safetensors"
-    if not store.has(rel):
+    stale = store.has(rel) and set(SafetensorsSource(store.path(rel)).keys()) != \
+        set(SafetensorsSource(zoo.base_path).keys())
+    if stale:  # text zoos' multitask runs were saved under the vision names before the prefix fix
+        log(f"{rel}: saved under other tensor names than the zoo's; training it again")
+    if stale or not store.has(rel):
         bar = _tqdm(settings.steps, f"multitask {_weights_key(weights)}", quiet)
         start = time.perf_counter()
         data = {t: (zoo.arrays[t]["train_x"], zoo.arrays[t]["train_y"]) for t in active}
