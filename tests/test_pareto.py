@@ -397,3 +397,15 @@ def test_tour_preview_shows_the_three_families(micro):
     assert preview["figure"] is not None and set(preview["hypervolume"]) == set(NESTED)
     with pytest.raises(NbmergeError, match="2-task front"):
         tour_preview(micro, tasks=["digits"], plot=False)
+
+
+def test_alpha_batches_fit_the_memory_budget():
+    from nbmerge.experiments.pareto import _BYTES_PER_ALPHA_PER_PARAMETER, alpha_chunks
+
+    alphas = torch.linspace(0, 1, 10)[:, None]
+    surrogates = {"base": torch.zeros(1000)}
+    per_alpha = 1000 * _BYTES_PER_ALPHA_PER_PARAMETER
+    chunks = alpha_chunks(alphas, surrogates, budget=3 * per_alpha)
+    assert [len(c) for c in chunks] == [3, 3, 3, 1] and torch.equal(torch.cat(chunks), alphas)
+    assert len(alpha_chunks(alphas, surrogates, budget=1)) == 10  # at least one α per batch
+    assert len(alpha_chunks(alphas, surrogates)) == 1  # a small model: every α in one batch, as before

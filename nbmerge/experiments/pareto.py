@@ -250,15 +250,19 @@ def run_subset(zoo, index: Sequence[int], surrogates: dict, config: ParetoConfig
     reference = accuracies(evaluator, surrogates["like"], tasks)
     fronts = {}
     for family in config.families:
-        _sync(config.device)
-        start = time.perf_counter()
-        thetas = merge_family(surrogates, family, index, alphas, config)
-        _sync(config.device)
-        merge_s = time.perf_counter() - start
-        start = time.perf_counter()
-        acc = evaluate_front(evaluator, thetas, surrogates["like"], tasks)
-        fronts[family] = {"accuracy": acc.tolist(), "merge_seconds": merge_s,
-                          "evaluate_seconds": time.perf_counter() - start}
+        merge_s, evaluate_s, parts = 0.0, 0.0, []
+        for chunk in alpha_chunks(alphas, surrogates):
+            _sync(config.device)
+            start = time.perf_counter()
+            thetas = merge_family(surrogates, family, index, chunk, config)
+            _sync(config.device)
+            merge_s += time.perf_counter() - start
+            start = time.perf_counter()
+            parts.append(evaluate_front(evaluator, thetas, surrogates["like"], tasks))
+            evaluate_s += time.perf_counter() - start
+            del thetas
+        acc = np.concatenate(parts)
+        fronts[family] = {"accuracy": acc.tolist(), "merge_seconds": merge_s, "evaluate_seconds": evaluate_s}
         log(f"{'+'.join(tasks)} {family:<16} {len(alphas)} α: merge {merge_s:.2f} s, evaluate "
             f"{fronts[family]['evaluate_seconds']:.1f} s, best mean {acc.mean(1).max():.3f}")
     truth = ground_truth(zoo, tasks, truth_alphas, evaluator, config, log)
@@ -273,14 +277,30 @@ def time_fronts(surrogates: dict, index: Sequence[int], config: ParetoConfig) ->
     """Wall time of one batched merge of ≥100 α per family (merge only; posteriors already trained)."""
     count = len(index)
     alphas = pareto.simplex_grid(count, config.timing_divisions_2 if count == 2 else config.timing_divisions_3)
-    out = {"alphas": len(alphas), "seconds": {}}
+    chunks = alpha_chunks(alphas, surrogates)
+    out = {"alphas": len(alphas), "batches": len(chunks), "seconds": {}}
     for family in config.families:
-        _sync(config.device)
-        start = time.perf_counter()
-        merge_family(surrogates, family, index, alphas, config)
-        _sync(config.device)
-        out["seconds"][family] = time.perf_counter() - start
+        out["seconds"][family] = 0.0
+        for chunk in chunks:
+            _sync(config.device)
+            start = time.perf_counter()
+            merge_family(surrogates, family, index, chunk, config)
+            _sync(config.device)
+            out["seconds"][family] += time.perf_counter() - start
     return out
+
+
+# The merges hold θ̂(α) for a whole batch of α in float64, and EM's temporaries beside it: on MiniLM (22.7 M
+# parameters) 231 α at once would take ~40 GB. Batches are sized to this budget (on the vision zoos every α still
+# fits in one batch, as before).
+MERGE_MEMORY_BYTES = 4 * 2 ** 30
+_BYTES_PER_ALPHA_PER_PARAMETER = 8 * 8  # float64 θ̂(α) and up to seven more of its size (EM's responsibilities)
+
+
+def alpha_chunks(alphas: torch.Tensor, surrogates: dict, budget: int = MERGE_MEMORY_BYTES) -> list[torch.Tensor]:
+    """``alphas`` in batches whose merges fit in ``budget`` bytes (at least one α per batch)."""
+    size = max(1, int(budget // (surrogates["base"].numel() * _BYTES_PER_ALPHA_PER_PARAMETER)))
+    return [alphas[i:i + size] for i in range(0, len(alphas), size)]
 
 
 # ---------------------------------------------------------------------------------------------------- quality
