@@ -2,6 +2,7 @@
 against the stored order, same encoder, same weights, best of ``repeats``.
 
     python -m nbmerge.bench_eval --suite text8
+    python -m nbmerge.bench_eval --suite text8 --roofline   # achieved GFLOP/s vs the machine's matmul rate
 
 Measured on 2 CPU cores (text8 validation split, 2,400 texts): 9.95 s sorted vs 11.73 s unsorted, 1.18× faster,
 the same accuracy. Prints one JSON line.
@@ -47,12 +48,71 @@ def bench(suite: str = "text8", split: str = "val", repeats: int = 3, cache=None
             "accuracy": accuracy}
 
 
+def matmul_gflops(m: int = 1024, k: int = 384, n: int = 1536, seconds: float = 1.5) -> float:
+    """The machine's measured float32 matrix-multiply rate (GFLOP/s) at the shape of MiniLM's MLP on a batch of
+    tokens, with torch's current thread count: the ceiling an evaluation of this model can approach."""
+    import torch
+
+    a, b = torch.randn(m, k), torch.randn(k, n)
+    for _ in range(3):
+        a @ b
+    count, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        a @ b
+        count += 1
+    return 2 * m * k * n * count / (time.perf_counter() - start) / 1e9
+
+
+def roofline(suite: str = "text8", split: str = "val", cache=None) -> dict:
+    """The evaluator's achieved GFLOP/s on a text suite against the machine's measured matmul rate, side by side
+    in one run. FLOPs count every linear layer on every token of each batch as run (trimmed to its longest example,
+    padding included) plus attention's two score/value products; embeddings and layer norms are left out."""
+    import numpy as np
+    import torch
+
+    from .zoo.text_model import config_dict
+
+    zoo = load_zoo(suite, cache)
+    if not isinstance(zoo.arch, TextArchitecture):
+        raise SystemExit(f"{suite} is not a text suite")
+    config = config_dict()
+    d, ff, layers = config["hidden_size"], config["intermediate_size"], config["num_hidden_layers"]
+    evaluator = Evaluator(zoo.arch, _eval_splits(zoo.arrays, zoo.tasks), zoo.heads())
+    evaluator.load(load_state_dict(zoo.base_path))
+    flops = 0.0
+    for task in zoo.tasks:
+        inputs, _ = evaluator._inputs[(task, split)]
+        lengths = inputs[:, 1].sum(-1).numpy()
+        for i in range(0, len(lengths), evaluator.batch):
+            batch = lengths[i:i + evaluator.batch]
+            tokens = len(batch) * int(batch.max())
+            per_token = 2 * (4 * d * d + 2 * d * ff) + 2 * 2 * int(batch.max()) * d
+            flops += layers * tokens * per_token
+    evaluator.evaluate(None, split)  # warm-up
+    start = time.perf_counter()
+    evaluator.evaluate(None, split)
+    seconds = time.perf_counter() - start
+    peak = matmul_gflops()
+    achieved = flops / seconds / 1e9
+    examples = sum(len(evaluator._inputs[(t, split)][1]) for t in zoo.tasks)
+    return {"suite": suite, "split": split, "threads": torch.get_num_threads(), "examples": examples,
+            "seconds": seconds, "examples_per_s": examples / seconds, "evaluator_gflops": achieved,
+            "matmul_gflops": peak, "ratio": achieved / peak, "flops_per_example": flops / max(examples, 1),
+            "mean_tokens": float(np.mean([evaluator._inputs[(t, split)][0][:, 1].sum(-1).float().mean()
+                                          for t in zoo.tasks]))}
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", default="text8")
     parser.add_argument("--split", default="val")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--roofline", action="store_true",
+                        help="instead: the evaluator's GFLOP/s against the machine's measured matmul rate")
     args = parser.parse_args(argv)
+    if args.roofline:
+        print(json.dumps(roofline(args.suite, args.split)))
+        return
     print(json.dumps(bench(args.suite, args.split, args.repeats)))
 
 

@@ -99,6 +99,10 @@ def cmd_zoo(args) -> int:
         start = time.perf_counter()
         path = build_zoo(args.suite, cache=args.cache, quiet=args.quiet)
         print(f"zoo {args.suite} ready in {time.perf_counter() - start:.1f}s: {path}")
+    elif args.zoo_command == "targets":
+        from .zoo.build import zoo_targets
+
+        zoo_targets(args.suite, args.cache)
     elif args.zoo_command == "path":
         print(suite_dir(args.suite, args.cache))
     elif args.zoo_command == "info":
@@ -238,7 +242,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("zoo", help="the embedded model zoo")
     zsub = p.add_subparsers(dest="zoo_command", required=True)
     for name, text in (("build", "build or reuse a suite's zoo"), ("path", "print a suite's folder"),
-                       ("info", "accuracies and diagnostics of a built suite")):
+                       ("info", "accuracies and diagnostics of a built suite"),
+                       ("targets", "measure a text suite's fitness targets (TSV-M/ISO-CTS/RegMean vs TA) into "
+                                   "targets.json")):
         z = zsub.add_parser(name, help=text)
         z.add_argument("suite")
         z.add_argument("--cache", default=None, help="cache folder (default $NBMERGE_CACHE or ~/.cache/nbmerge)")
@@ -316,7 +322,13 @@ def build_parser() -> argparse.ArgumentParser:
                                    "default.yaml, then smoke.yaml with --smoke, then -p), render offline HTML into a "
                                    "fresh reports/runs/<id>/ folder and write reports/index.html.")
     p.add_argument("--smoke", action="store_true", help="layer notebooks/parameters/smoke.yaml on top (what CI runs)")
+    p.add_argument("--profile", default="default", choices=("default", "paper"),
+                   help="default: the parameters that fit an hour on 2 CPU cores; paper: the papers' protocol scale "
+                        "(notebooks/parameters/paper.yaml: more suites, seeds, budgets; hours, a GPU advised)")
     p.add_argument("--only", action="append", default=[], metavar="NAME", help="run only this notebook (repeatable)")
+    p.add_argument("--publish", action="store_true",
+                   help="after a complete run of every notebook at default parameters, copy its pages into "
+                        "reports/published/ (the results committed to the repository)")
     p.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("KEY", "VALUE"),
                    help="override a parameter in every notebook that has it (value read as YAML: 3, 0.5, true, [a, b])")
     p.add_argument("--notebooks", default=None, help="notebook folder (default: the project's notebooks/)")
@@ -335,7 +347,8 @@ def cmd_report(args) -> int:
 
     defaults = Options()
     options = Options(notebooks=Path(args.notebooks) if args.notebooks else defaults.notebooks,
-                      out=Path(args.out) if args.out else defaults.out, smoke=args.smoke, only=tuple(args.only),
+                      out=Path(args.out) if args.out else defaults.out, smoke=args.smoke, profile=args.profile, publish=args.publish,
+                      only=tuple(args.only),
                       overrides={key: parse_value(value) for key, value in args.parameter})
     run = run_reports(options)
     failed = [r for r in run["reports"] if r["status"] != "ok"]

@@ -31,16 +31,21 @@ class Claim:
     source: str
     verdict: str
     evidence: str = ""
+    id: str = ""        # the claim's number across the reports: B1–B6 (BMM), A1–A5 (ACE), P1–P3 (Pareto), T… (tour)
+    paper: str = ""     # the paper's own figure for the claim
+    ours: str = ""      # this run's number, with its interval
+    suite: str = ""     # the suite(s) it was tested on
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise NbmergeError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
 
 
-def claim(text: str, source: str, held: Optional[bool], evidence: str = "") -> Claim:
+def claim(text: str, source: str, held: Optional[bool], evidence: str = "", *, id: str = "", paper: str = "",
+          ours: str = "", suite: str = "") -> Claim:
     """``held=None`` means the run could not test it (say why in ``evidence``)."""
     verdict = "not tested" if held is None else ("held" if held else "did not hold")
-    return Claim(text, source, verdict, evidence)
+    return Claim(text, source, verdict, evidence, id, paper, ours, suite)
 
 
 def check_config(config) -> None:

@@ -113,6 +113,55 @@ def _params_cell(params: dict) -> str:
     return '<span class="params">' + "<br>".join(f"{_esc(k)}={_esc(v)}" for k, v in sorted(params.items())) + "</span>"
 
 
+def _zoos_table(run: dict) -> str:
+    zoos = run.get("zoos") or []
+    if not zoos:
+        return ""
+    rows = "".join(f'<tr><td>{_esc(z["suite"])}</td><td>{"cached" if z.get("cached") else "built"}</td>'
+                   f'<td>{z.get("seconds", 0):.0f} s</td><td>{_esc(z.get("status", ""))}'
+                   f'{(" — " + _esc(z["error"])) if z.get("error") else ""}</td></tr>' for z in zoos)
+    total = sum(z.get("seconds", 0) for z in zoos) + sum(r.get("seconds", 0) for r in run["reports"])
+    return (f"<h2>Zoo builds</h2><p>Built before the notebooks ran; run time of builds and notebooks together: "
+            f"{total / 60:.1f} min.</p><table><thead><tr><th>suite</th><th>state</th><th>time</th><th>status</th>"
+            f"</tr></thead><tbody>{rows}</tbody></table>")
+
+
+def _claim_order(claim_id: str) -> tuple:
+    prefix = claim_id.rstrip("0123456789")
+    number = claim_id[len(prefix):]
+    return (prefix, int(number) if number else 0)
+
+
+def _claims_table(run: dict, link_prefix: str) -> str:
+    """One table over every claim of every report: id · claim · the paper's figure · ours · suite · verdict."""
+    rows = []
+    for report in run["reports"]:
+        for claim in report.get("claims", []) or []:
+            rows.append((claim, report))
+    if not rows:
+        return ""
+    rows.sort(key=lambda cr: _claim_order(cr[0].get("id") or "~"))
+    body = []
+    for claim, report in rows:
+        verdict = claim.get("verdict", "not tested")
+        where = (f'<a href="{_esc(link_prefix + report["html"])}">{_esc(report["name"])}</a>' if report.get("html")
+                 else _esc(report["name"]))
+        body.append(
+            f'<tr><td>{_esc(claim.get("id", ""))}</td><td>{_esc(claim.get("claim", ""))}'
+            f'<br><span class="evidence">{_esc(claim.get("source", ""))}</span></td>'
+            f'<td>{_esc(claim.get("paper", "")) or "—"}</td>'
+            f'<td>{_esc(claim.get("ours", "")) or "—"}<br><span class="evidence">{_esc(claim.get("evidence", ""))}'
+            f'</span></td><td>{_esc(claim.get("suite", "")) or "—"}</td>'
+            f'<td><span class="verdict {verdict.replace(" ", "-")}">{_esc(verdict)}</span></td><td>{where}</td></tr>')
+    counts = {v: sum(c.get("verdict") == v for c, _ in rows) for v in VERDICTS}
+    tally = ", ".join(f"{n} {v}" for v, n in counts.items())
+    return (f'<h2 id="claims">Every paper claim</h2><p>{len(rows)} claims: {_esc(tally)}. "Beats" means the paired '
+            "bootstrap 95% interval over test examples lies above 0; every method compared is tuned by the same "
+            "protocol on validation.</p><table class=\"claims-table\"><thead><tr><th>id</th><th>claim</th>"
+            "<th>paper</th><th>ours (95% interval)</th><th>suite</th><th>verdict</th><th>report</th></tr></thead>"
+            f'<tbody>{"".join(body)}</tbody></table>')
+
+
 def index_html(run: dict, link_prefix: str, earlier: list[dict]) -> str:
     """The index page of one run: a row per report; ``link_prefix`` is the path from the page to the run folder."""
     rows = []
@@ -134,6 +183,8 @@ def index_html(run: dict, link_prefix: str, earlier: list[dict]) -> str:
         items = "".join(f'<li><a href="{_esc(r["href"])}">{_esc(r["id"])}</a> — {_esc(r["summary"])}</li>'
                         for r in earlier)
         history = f"<h2>Earlier runs</h2><ul>{items}</ul>"
+    claims_table = _claims_table(run, link_prefix)
+    zoos = _zoos_table(run)
     failed = sum(r["status"] != "ok" for r in run["reports"])
     summary = f'{len(run["reports"])} reports, {failed} failed' if failed else f'{len(run["reports"])} reports'
     return f"""<!DOCTYPE html>
@@ -146,6 +197,8 @@ def index_html(run: dict, link_prefix: str, earlier: list[dict]) -> str:
 <th>headline</th><th>paper claims tested</th></tr></thead><tbody>
 {"".join(rows)}
 </tbody></table>
+{zoos}
+{claims_table}
 {history}
 </body></html>
 """

@@ -37,7 +37,9 @@ class Options:
     notebooks: Path = PROJECT_ROOT / "notebooks"
     out: Path = PROJECT_ROOT / "reports"
     smoke: bool = False
+    profile: str = "default"        # "default" (fits the hour on 2 cores) or "paper" (the papers' protocol scale)
     only: tuple[str, ...] = ()
+    publish: bool = False           # copy a complete default-profile run into reports/published/ (committed)
     overrides: dict[str, Any] = field(default_factory=dict)
     log: Any = print
 
@@ -92,10 +94,19 @@ def notebook_parameters(path: Path) -> dict[str, Any]:
     return {k: v for k, v in namespace.items() if not k.startswith("_")}
 
 
+PROFILES = ("default", "paper")
+
+
 def resolve_parameters(notebooks: list[Path], params_dir: Path, smoke: bool,
-                       overrides: dict[str, Any]) -> dict[str, dict[str, Any]]:
+                       overrides: dict[str, Any], profile: str = "default") -> dict[str, dict[str, Any]]:
     """Per notebook: the parameters to inject (every layer's values, checked against the notebook's own)."""
+    if profile not in PROFILES:
+        raise NbmergeError(f"unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")
     layers = [("default.yaml", _load_layer(params_dir / "default.yaml"))]
+    if profile != "default":
+        if not (params_dir / f"{profile}.yaml").exists():
+            raise NbmergeError(f"profile {profile!r}: {params_dir / f'{profile}.yaml'} is missing")
+        layers.append((f"{profile}.yaml", _load_layer(params_dir / f"{profile}.yaml")))
     if smoke:
         layers.append(("smoke.yaml", _load_layer(params_dir / "smoke.yaml")))
     declared = {p.stem: notebook_parameters(p) for p in notebooks}
@@ -229,26 +240,65 @@ def _earlier_runs(runs_root: Path, exclude: str) -> list[dict]:
     return out
 
 
+def suites_used(parameters: dict[str, dict[str, Any]]) -> list[str]:
+    """The embedded zoo suites the notebooks will open (their ``suite``/``suites`` parameters), in first-use order."""
+    from ..zoo.build import is_pool, suites
+
+    known = suites()
+    found: list[str] = []
+    for values in parameters.values():
+        names = [values.get("suite")] + list(values.get("suites") or [])
+        for name in names:
+            if isinstance(name, str) and name in known and not is_pool(name) and name not in found:
+                found.append(name)
+    return found
+
+
+def build_suites(parameters: dict[str, dict[str, Any]], log=print) -> list[dict]:
+    """Build (or find built) every embedded suite the notebooks use, before any notebook runs, so that each build's
+    time is its own row in the index rather than hidden inside the first notebook that opens the suite."""
+    from ..zoo.build import build_zoo, suite_dir
+
+    rows = []
+    for suite in suites_used(parameters):
+        ready = (suite_dir(suite) / "manifest.json").exists()
+        log(f"[report] zoo {suite}: {'checking the cached build' if ready else 'building (cached afterwards)'}")
+        start = time.perf_counter()
+        row = {"suite": suite, "status": "ok", "cached": ready}
+        try:
+            build_zoo(suite, quiet=True, log=lambda msg: log(f"[report] zoo {suite}: {msg}"))
+        except Exception as err:  # noqa: BLE001 - the notebooks that need it fail with their own message
+            row.update(status="failed", error=_failure_message(err))
+        row["seconds"] = time.perf_counter() - start
+        log(f"[report] zoo {suite}: {row['status']} ({row['seconds']:.0f} s)")
+        rows.append(row)
+    return rows
+
+
 def run_reports(options: Options) -> dict:
     """Execute the selected notebooks; returns the run record (``status`` is ``complete`` or ``failed``)."""
     log = options.log
     notebooks = discover(options.notebooks, options.only)
-    parameters = resolve_parameters(notebooks, options.notebooks / "parameters", options.smoke, options.overrides)
+    parameters = resolve_parameters(notebooks, options.notebooks / "parameters", options.smoke, options.overrides,
+                                    options.profile)
     out = options.out
     runs_root = out / "runs"
     runs_root.mkdir(parents=True, exist_ok=True)
     mathjax = install_mathjax(out / "_static")
     sha = git_sha(dirty=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    run_id = f"{stamp}-{sha[:7]}" + ("-smoke" if options.smoke else "")
+    mode = "smoke" if options.smoke else options.profile
+    run_id = f"{stamp}-{sha[:7]}" + ("" if mode == "default" else f"-{mode}")
     run_dir = runs_root / run_id
     suffix = 1
     while run_dir.exists():  # two runs in one second: never reuse a folder
         suffix += 1
         run_dir = runs_root / f"{run_id}-{suffix}"
     run_dir.mkdir()
-    run = {"id": run_dir.name, "mode": "smoke" if options.smoke else "default", "git_sha": sha,
+    run = {"id": run_dir.name, "mode": mode, "git_sha": sha,
            "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "status": "running", "reports": []}
+    atomic_write_text(run_dir / "run.json", json.dumps(run, indent=2, default=str))
+    run["zoos"] = build_suites(parameters, log)
     atomic_write_text(run_dir / "run.json", json.dumps(run, indent=2, default=str))
     with _project_kernel() as kernel:
         for notebook in notebooks:
@@ -264,4 +314,41 @@ def run_reports(options: Options) -> dict:
     write_index(run_dir / "index.html", run, "", [])
     write_index(out / "index.html", run, f"runs/{run['id']}/", earlier)
     log(f"[report] wrote {out / 'index.html'} (run folder {run_dir})")
+    if options.publish:
+        if run["status"] != "complete" or mode != "default" or options.only or options.overrides:
+            log("[report] not published: only a complete run of every notebook at default parameters is")
+        else:
+            publish(run, run_dir, out / "published")
+            log(f"[report] published to {out / 'published'}")
     return run
+
+
+def publish(run: dict, run_dir: Path, target: Path) -> Path:
+    """Copy a run's pages (index, every notebook's HTML and executed notebook, metrics.json, run.json) into
+    ``target``, replacing what was there only once the copy is complete. The pages sit one folder below
+    ``reports/`` there, so their MathJax path is rewritten to stay valid."""
+    import shutil
+
+    staging = target.with_name(f".{target.name}.partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for row in run["reports"]:
+        name = row["name"]
+        if row.get("html"):
+            page = (run_dir / row["html"]).read_text(encoding="utf-8")
+            (staging / row["html"]).write_text(page.replace("../../_static/mathjax/", "../_static/mathjax/"),
+                                               encoding="utf-8")
+        if (run_dir / row["notebook"]).exists():
+            shutil.copy2(run_dir / row["notebook"], staging / row["notebook"])
+        if (run_dir / name / "metrics.json").exists():
+            (staging / name).mkdir()
+            shutil.copy2(run_dir / name / "metrics.json", staging / name / "metrics.json")
+    atomic_write_text(staging / "run.json", json.dumps(run, indent=2, default=str))
+    write_index(staging / "index.html", run, "", [])
+    old = target.with_name(f".{target.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        os.replace(target, old)
+    os.replace(staging, target)
+    shutil.rmtree(old, ignore_errors=True)
+    return target

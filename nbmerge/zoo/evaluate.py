@@ -41,8 +41,32 @@ class Evaluator:
                 self._inputs[(name, split)] = (arch.inputs(images).contiguous().to(device),
                                                torch.from_numpy(labels).long().to(device))
         self.task_names = list(tasks)
+        self._full_val = {name: self._inputs[(name, "val")] for name in self.task_names if (name, "val") in self._inputs}
+        self._val_subset = (0, 0)
         self.images_seen = 0
         self.seconds = 0.0
+
+    def use_val_subset(self, per_task: int = 0, seed: int = 0) -> None:
+        """Cut the ``val`` split to a fixed, seeded subset of ``per_task`` examples per task (0: the whole split).
+
+        Searches and α grids evaluate many models on ``val``; a fixed subset makes each trial cheaper while every
+        trial still sees the same examples. Test is never cut."""
+        if isinstance(per_task, bool) or not isinstance(per_task, int) or per_task < 0:
+            raise ValueError(f"val subset size must be a non-negative integer, got {per_task!r}")
+        self._val_subset = (per_task, seed) if per_task else (0, 0)
+        for k, name in enumerate(self.task_names):
+            if name not in self._full_val:
+                continue
+            inputs, labels = self._full_val[name]
+            if per_task and per_task < len(labels):
+                chosen = np.sort(np.random.default_rng([seed, k, 11]).choice(len(labels), per_task, replace=False))
+                index = torch.from_numpy(chosen).to(labels.device)
+                inputs, labels = inputs[index], labels[index]
+            self._inputs[(name, "val")] = (inputs, labels)
+
+    def subset_spec(self, split: str) -> Optional[list]:
+        """What part of ``split`` is evaluated (None: all of it): part of every cached trial's key."""
+        return list(self._val_subset) if split == "val" and self._val_subset[0] else None
 
     def load(self, state_dict: Mapping[str, torch.Tensor]) -> None:
         load_encoder_weights(self.encoder, dict(state_dict), self.arch.prefix)

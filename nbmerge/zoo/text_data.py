@@ -69,11 +69,15 @@ class _Sources:
     files: dict[str, dict] = field(default_factory=dict)
 
     def debian_file(self, package: str, path: Path) -> Path:
-        self.debian[package] = _debian_version(package)
+        """``path``, expected from ``package``; recorded under the package dpkg says owns it (a folder of one
+        package can hold another's files: fortunes-debian-hints puts ``debian-hints`` into every language's)."""
         if not path.is_file():
+            _debian_version(package)  # names the package when it is absent
             raise TextSourceError(f"{path} (Debian package {package}) is missing: "
                                   f"apt-get install --reinstall {package}")
-        self.files[str(path)] = {"path": str(path), "package": package, "sha256": sha256_file(path)}
+        owner = debian_owner(path)
+        self.debian[owner] = _debian_version(owner)
+        self.files[str(path)] = {"path": str(path), "package": owner, "sha256": sha256_file(path)}
         return path
 
     def pypi_file(self, distribution: str, module: str, relative: str) -> Path:
@@ -89,6 +93,21 @@ class _Sources:
         self.files[f"{module}/{relative}"] = {"path": f"{module}/{relative}", "package": distribution,
                                               "sha256": sha256_file(path)}
         return path
+
+
+@lru_cache(maxsize=None)
+def debian_owner(path: Path) -> str:
+    """The Debian package that owns ``path`` (``dpkg -S``); an error naming the file when none does."""
+    try:
+        out = subprocess.run(["dpkg", "-S", str(path)], capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise TextSourceError(f"dpkg is not available to tell which package owns {path}") from None
+    owners = {name.strip() for line in out.stdout.splitlines() if line.rstrip().endswith(": " + str(path))
+              and not line.startswith("diversion ") for name in line.split(": ", 1)[0].split(",")}
+    if out.returncode != 0 or len(owners) != 1:
+        raise TextSourceError(f"{path} is owned by {sorted(owners) or 'no Debian package'} (dpkg -S): a text-zoo "
+                              "source must come from exactly one installed package")
+    return owners.pop()
 
 
 @lru_cache(maxsize=None)
