@@ -1,4 +1,4 @@
-"""Pareto-front previews by variational model merging (Monzón Maldonado et al., arXiv 2412.08147; METHODS.md §12).
+"""Pareto-front previews by variational model merging (Monzón Maldonado et al., arXiv 2412.08147).
 
 Multitask fine-tuning with task weights α on the probability simplex minimises Σ_t α_t ℓ_t(θ) (plus the prior).
 Each task's posterior p(θ|D_t) ∝ p₀(θ) e^{−ℓ_t(θ)} is replaced by an approximation q_t, and the preview of the
@@ -11,19 +11,19 @@ which is −log of p₀ Π_t (q_t/p₀)^{α_t}: on the simplex the prior's facto
 * isotropic Gaussian, q_t = N(m_t, σ²I): θ̂(α) = θ₀ + s·Σ_t α_t τ_t with τ_t = m_t − θ₀ and s = 1 (the exact
   minimiser; ``scale`` s ≠ 1 gives task arithmetic's coefficient). Simple averaging at uniform α.
 * diagonal Gaussian, q_t = N(m_t, diag(S_t)⁻¹): θ̂(α) = θ₀ + (Σ_t α_t S_t)⁻¹ Σ_t α_t S_t τ_t, elementwise.
-  Writing S_t = S₀ + H_t (prior plus data precision) gives θ₀ + (S₀ + Σ α_t H_t)⁻¹ Σ α_t S_t τ_t. METHODS.md §12
-  writes H_t, not S_t, in the numerator; that is the minimiser only when S₀ ≪ H_t, and it disagrees with §12's own
-  M-step for one component. We use the exact form, so one-component MoG = Gaussian holds exactly [D].
+  Writing S_t = S₀ + H_t (prior plus data precision) gives θ₀ + (S₀ + Σ α_t H_t)⁻¹ Σ α_t S_t τ_t. A common reading
+  writes H_t, not S_t, in the numerator; that is the minimiser only when S₀ ≪ H_t, and it disagrees with the EM
+  M-step below for one component. We use the exact form, so one-component MoG = Gaussian holds exactly [D].
 * mixture of Gaussians, q_t = Σ_k π_tk N(m_tk, diag(S_tk)⁻¹): minimised by EM (an MM algorithm, so J never
   increases). E-step: responsibilities r_atk ∝ π_tk N(θ_a | m_tk, S_tk⁻¹), in log space. M-step: the precision-
-  weighted average θ_a = Σ_tk α_t r_atk S_tk m_tk / Σ_tk α_t r_atk S_tk, elementwise (§12's M-step on the simplex).
+  weighted average θ_a = Σ_tk α_t r_atk S_tk m_tk / Σ_tk α_t r_atk S_tk, elementwise (on the simplex).
 
 Every kernel takes parameters as flat vectors ([P], [T, P] or [T, K, P]) and α as an [A, T] tensor, so a front of
 hundreds of α is one batched computation (two matrix products per EM step). Kernels compute on their inputs'
 device; quadratic forms and the EM run in float64 (log-density gaps scale with the number of parameters), results
 come back in the base's dtype.
 
-Front quality (our choices, METHODS.md §17: the paper names no metric): the exact hypervolume of the per-task
+Front quality (our choices: the paper names no metric): the exact hypervolume of the per-task
 accuracies in 2-D and 3-D against a reference point (the notebook uses the base model's accuracies), the α-matched
 gap to the multitask-fine-tuned models, and the best-α mean accuracy.
 """
@@ -114,12 +114,20 @@ def _as_tensor(value, name: str) -> torch.Tensor:
     raise NbmergeError(f"{name} must be a tensor or a (nested) list of tensors, got {type(value).__name__}")
 
 
+def _all_finite(values: torch.Tensor) -> bool:
+    """Whether every entry is finite. A sum is finite when every entry is (one cheap pass over the 22.7 M-entry
+    MiniLM vectors, where ``isfinite`` takes seconds); only a non-finite sum (or an overflow) needs the full check."""
+    if values.is_floating_point() and bool(torch.isfinite(values.sum(dtype=torch.float64))):
+        return True
+    return bool(torch.isfinite(values).all())
+
+
 def _check_base(base) -> torch.Tensor:
     base = _as_tensor(base, "base")
     if base.ndim != 1 or not base.is_floating_point():
         raise NbmergeError(f"base must be a flat floating-point vector [P], got {base.dtype} {list(base.shape)} "
                            "(flatten a state dict with nbmerge.pareto.flatten_state)")
-    if not torch.isfinite(base).all():
+    if not _all_finite(base):
         raise NbmergeError("base has NaN or Inf entries")
     return base
 
@@ -133,7 +141,7 @@ def _check_means(means, base: torch.Tensor, ndim: int, what: str) -> torch.Tenso
     if means.shape[-1] != base.numel():
         raise NbmergeError(f"{what}: means have {means.shape[-1]} parameters per component but base has "
                            f"{base.numel()}")
-    if not torch.isfinite(means).all():
+    if not _all_finite(means):
         raise NbmergeError(f"{what}: means have NaN or Inf entries")
     return means
 
@@ -143,8 +151,10 @@ def _check_precisions(precisions, means: torch.Tensor, what: str) -> torch.Tenso
     if tuple(precisions.shape) != tuple(means.shape):
         raise NbmergeError(f"{what}: precisions have shape {list(precisions.shape)} but means have "
                            f"{list(means.shape)}; each mean needs a diagonal precision of the same shape")
-    if not torch.isfinite(precisions).all():
+    if not _all_finite(precisions):
         raise NbmergeError(f"{what}: precisions have NaN or Inf entries")
+    if bool(precisions.min() > 0):
+        return precisions
     bad = precisions <= 0
     if bad.any():
         where = tuple(int(i) for i in bad.nonzero()[0][:-1])
@@ -204,7 +214,7 @@ def gaussian_merge(base: ArrayLike, means: ArrayLike, precisions: ArrayLike, alp
 
 def collapse(means: ArrayLike, precisions: ArrayLike, weights: Optional[ArrayLike] = None
              ) -> tuple[torch.Tensor, torch.Tensor]:
-    """SoupIVON's collapse of one task's K components into one Gaussian [D guess, METHODS.md §12]: the mean
+    """SoupIVON's collapse of one task's K components into one Gaussian [our reconstruction]: the mean
     precision S̄ = Σ_k π_k S_k and the precision-weighted mean m̄ = Σ_k π_k S_k m_k / S̄ (batched over leading
     dimensions: [..., K, P] → [..., P])."""
     means = _as_tensor(means, "means")
@@ -234,19 +244,17 @@ def _mixture_weights(weights, shape: tuple, device) -> torch.Tensor:
     return pi
 
 
-def _log_densities(delta: torch.Tensor, offsets: torch.Tensor, precisions: torch.Tensor,
-                   log_norms: torch.Tensor, temperature: float, scratch: Optional[torch.Tensor] = None,
-                   weighted: Optional[torch.Tensor] = None) -> torch.Tensor:
+def _log_densities(delta: torch.Tensor, pieces: dict, temperature: float,
+                   scratch: Optional[torch.Tensor] = None) -> torch.Tensor:
     """log N(θ_a | m_c, S_c⁻¹)/temperature for every α row a and component c → [A, C], all float64.
 
     Quadratic forms by expansion, Σ S(δ−τ)² = (δ²)·S − 2δ·(Sτ) + τ·Sτ, two matrix products for every (a, c);
-    in offsets from θ₀ (δ = θ − θ₀, τ = m − θ₀), which keeps the cancellation small. ``scratch`` ([A, P]) and
-    ``weighted`` (Sτ) let the EM loop reuse memory: fresh [A, P] buffers cost page faults that dominate on a CPU.
+    in offsets from θ₀ (δ = θ − θ₀, τ = m − θ₀), which keeps the cancellation small. ``scratch`` ([A, P]) lets the
+    EM loop reuse memory: fresh [A, P] buffers cost page faults that dominate on a CPU.
     """
     squared = torch.mul(delta, delta, out=scratch) if scratch is not None else delta * delta
-    weighted = precisions * offsets if weighted is None else weighted
-    quad = squared @ precisions.T - 2.0 * (delta @ weighted.T) + (weighted * offsets).sum(1)
-    return (log_norms - 0.5 * quad.clamp(min=0)) / temperature
+    quad = squared @ pieces["s"].T - 2.0 * (delta @ pieces["weighted"].T) + pieces["constant"]
+    return (pieces["log_norms"] - 0.5 * quad.clamp(min=0)) / temperature
 
 
 def mog_objective(theta: ArrayLike, base: ArrayLike, means: ArrayLike, precisions: ArrayLike, alphas: ArrayLike,
@@ -267,7 +275,40 @@ def mog_objective(theta: ArrayLike, base: ArrayLike, means: ArrayLike, precision
     _check_temperature(temperature)
     pieces = _mog_pieces(base, means, precisions, weights)
     delta = theta.to(torch.float64) - pieces["theta0"]
-    return _objective(delta, w, pieces, temperature)
+    return _objective_from(_log_densities(delta, pieces, temperature), w, pieces, temperature)
+
+
+def component_log_densities(theta: ArrayLike, base: ArrayLike, means: ArrayLike, precisions: ArrayLike
+                            ) -> torch.Tensor:
+    """log N(θ_a | m_tk, S_tk⁻¹) of every row of ``theta`` [A, P] under every component → float64 [A, T, K]."""
+    base = _check_base(base)
+    means = _check_means(means, base, 3, "component_log_densities")
+    precisions = _check_precisions(precisions, means, "component_log_densities")
+    theta = _as_tensor(theta, "theta")
+    theta = theta[None] if theta.ndim == 1 else theta
+    if theta.ndim != 2 or theta.shape[1] != base.numel():
+        raise NbmergeError(f"theta must be [A, P] with P = {base.numel()}, got {list(theta.shape)}")
+    pieces = _mog_pieces(base, means, precisions, None)
+    t, k, _ = pieces["shape"]
+    return _log_densities(theta.to(torch.float64) - pieces["theta0"], pieces, 1.0).reshape(-1, t, k)
+
+
+def log_density_spread(base: ArrayLike, means: ArrayLike, precisions: ArrayLike, alphas: ArrayLike) -> torch.Tensor:
+    """max_k − min_k of log N(θ | m_tk, S_tk⁻¹) at SoupIVON's Gaussian merge θ(α) (EM's starting point), for every
+    row of α and task → float64 [A, T], in nats.
+
+    This is the scale of the mixture's E-step: responsibilities are exp(−spread/τ)-close to one-hot at
+    temperature τ, so τ = f·spread puts them at a chosen softness f whatever the parameter count (10⁵ nats and
+    more on MiniLM's 22.7 M parameters at τ = 1, where every responsibility is 0 or 1)."""
+    base = _check_base(base)
+    means = _check_means(means, base, 3, "log_density_spread")
+    precisions = _check_precisions(precisions, means, "log_density_spread")
+    w = check_alphas(alphas, means.shape[0]).to(means.device)
+    pieces = _mog_pieces(base, means, precisions, None)
+    t, k, _ = pieces["shape"]
+    delta = _m_step(w, pieces["pi"].expand(w.shape[0], t, k), pieces)
+    logn = _log_densities(delta, pieces, 1.0).reshape(-1, t, k)
+    return logn.amax(2) - logn.amin(2)
 
 
 def _check_temperature(temperature) -> None:
@@ -277,14 +318,21 @@ def _check_temperature(temperature) -> None:
 
 
 def _mog_pieces(base, means, precisions, weights) -> dict:
+    """Everything the E- and M-steps reuse, computed once per merge (not once per α batch): on MiniLM each of
+    these [T·K, P] float64 tensors is 0.7 GB and takes a second to build."""
     t, k, p = means.shape
     theta0 = base.to(torch.float64)
     s = precisions.reshape(t * k, p).to(torch.float64)
-    offsets = means.reshape(t * k, p).to(torch.float64) - theta0
+    offsets = means.reshape(t * k, p).to(torch.float64) - theta0  # not in place: means may be the caller's
     pi = _mixture_weights(weights, (t, k), means.device)
-    log_norms = 0.5 * torch.log(s).sum(1) - 0.5 * p * math.log(2 * math.pi)
-    return {"theta0": theta0, "s": s, "offsets": offsets, "log_pi": torch.log(pi), "log_norms": log_norms,
-            "shape": (t, k, p)}
+    # float32 logs summed in float64: ~1e-2 nats of error on MiniLM, at a third of the time of float64 logs
+    log_norms = 0.5 * torch.log(precisions.reshape(t * k, p).float()).sum(1, dtype=torch.float64) \
+        - 0.5 * p * math.log(2 * math.pi)
+    weighted = s * offsets
+    constant = (weighted * offsets).sum(1)
+    del offsets  # only Sτ and τ·Sτ are needed from here on
+    return {"theta0": theta0, "s": s, "weighted": weighted, "constant": constant, "pi": pi,
+            "log_pi": torch.log(pi), "log_norms": log_norms, "shape": (t, k, p)}
 
 
 def _log_q(logn: torch.Tensor, pieces: dict) -> torch.Tensor:
@@ -297,24 +345,62 @@ def _objective_from(logn, w, pieces, temperature) -> torch.Tensor:
     return -(w * temperature * torch.logsumexp(_log_q(logn, pieces), dim=2)).sum(1)
 
 
-def _objective(delta, w, pieces, temperature) -> torch.Tensor:
-    logn = _log_densities(delta, pieces["offsets"], pieces["s"], pieces["log_norms"], temperature)
-    return _objective_from(logn, w, pieces, temperature)
+def _m_step(w: torch.Tensor, responsibilities: torch.Tensor, pieces: dict, out: Optional[torch.Tensor] = None,
+            scratch: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """δ = Σ_tk α_t r_atk S_tk τ_tk / Σ_tk α_t r_atk S_tk, elementwise → [A, P] (component (t, k) enters row a with
+    coefficient α_t r_atk). With r = π it is SoupIVON's Gaussian merge of the collapsed components."""
+    t, k, _ = pieces["shape"]
+    coefficients = (w[:, :, None] * responsibilities).reshape(-1, t * k)
+    delta = torch.matmul(coefficients, pieces["weighted"], out=out)
+    return delta.div_(torch.matmul(coefficients, pieces["s"], out=scratch))
 
 
 def mog_merge(base: ArrayLike, means: ArrayLike, precisions: ArrayLike, alphas: ArrayLike, *,
               weights: Optional[ArrayLike] = None, iterations: int = 20, tol: float = 1e-7,
-              temperature: float = 1.0, init: Optional[ArrayLike] = None, return_info: bool = False):
-    """Mixture-of-Gaussians merge by EM (MultiIVON-Hess), every row of α at once → [A, P] (and ``info``).
+              responsibility_tol: float = 0.0, temperature: float = 1.0, init: Optional[ArrayLike] = None,
+              batch: Optional[int] = None, return_info: bool = False):
+    """Mixture-of-Gaussians merge by EM (MultiIVON-Hess), every row of α → [A, P] (and ``info``).
 
     ``means``/``precisions``: [T, K, P] (K components per task, posterior precisions S_tk > 0); ``weights``: the
     mixture weights π [T, K] (uniform by default). Starts from the Gaussian merge of each task's collapsed
-    components (SoupIVON-Hess) unless ``init`` ([A, P]) is given, and stops after ``iterations`` EM steps or when
-    no entry of any θ_a moves by more than ``tol``·(1 + max|θ₀|) or the responsibilities repeat. ``temperature`` τ > 1 softens the
-    responsibilities, which are one-hot in high dimension (METHODS.md §14.9 option c); τ = 1 is the plain
-    mixture. ``info``: ``objective`` [steps + 1, A] (J before the first and after every M-step; never increases),
-    ``responsibilities`` [A, T, K] at the returned θ, ``iterations``: M-steps run.
+    components (SoupIVON-Hess) unless ``init`` ([A, P]) is given, and stops a row after ``iterations`` EM steps,
+    when none of its entries moves by more than ``tol``·(1 + max|θ₀|), or when no responsibility changes by more
+    than ``responsibility_tol`` (0: only when they repeat exactly, the usual end at τ = 1 in high dimension, where
+    they are one-hot after the first step).
+
+    ``temperature`` τ divides every log-density: τ = 1 is the plain mixture; τ → ∞ gives uniform
+    responsibilities, whose M-step is SoupIVON-Hess; :func:`log_density_spread` gives the scale at which τ makes
+    them informative (a rescaled precision would not: it leaves the log-determinant gaps ½Σ log S untouched).
+    ``batch``: at most this many α rows per EM run (memory: three float64 [batch, P] buffers); the per-merge
+    set-up is shared by every batch. ``info``: ``objective`` [steps + 1, A] (J before the first and after every
+    M-step; never increases; a row that stopped keeps its last value), ``responsibilities`` [A, T, K] at the
+    returned θ, ``iterations`` (M-steps of the longest row) and ``row_iterations`` [A].
     """
+    batches = iter_mog_merge(base, means, precisions, alphas, weights=weights, iterations=iterations, tol=tol,
+                             responsibility_tol=responsibility_tol, temperature=temperature, init=init, batch=batch)
+    thetas, parts = [], []
+    for _, part, info in batches:
+        thetas.append(part)
+        parts.append(info)
+    merged = thetas[0] if len(thetas) == 1 else torch.cat(thetas)
+    del thetas
+    if not return_info:
+        return merged
+    steps = max(len(part["objective"]) for part in parts)
+    objective = torch.cat([torch.cat([part["objective"], part["objective"][-1:].expand(steps - len(part["objective"]),
+                                                                                       -1)]) for part in parts], 1)
+    row_iterations = torch.cat([part["row_iterations"] for part in parts])
+    return merged, {"objective": objective, "iterations": int(row_iterations.max()),
+                    "row_iterations": row_iterations,
+                    "responsibilities": torch.cat([part["responsibilities"] for part in parts])}
+
+
+def iter_mog_merge(base: ArrayLike, means: ArrayLike, precisions: ArrayLike, alphas: ArrayLike, *,
+                   weights: Optional[ArrayLike] = None, iterations: int = 20, tol: float = 1e-7,
+                   responsibility_tol: float = 0.0, temperature: float = 1.0, init: Optional[ArrayLike] = None,
+                   batch: Optional[int] = None):
+    """:func:`mog_merge` one batch of α rows at a time: yields (rows, θ [rows, P] in the base's dtype, info of the
+    batch), so that a front of hundreds of α never holds every θ at once. The set-up is done once."""
     base = _check_base(base)
     means = _check_means(means, base, 3, "mog_merge")
     precisions = _check_precisions(precisions, means, "mog_merge")
@@ -322,59 +408,64 @@ def mog_merge(base: ArrayLike, means: ArrayLike, precisions: ArrayLike, alphas: 
     _check_temperature(temperature)
     if not isinstance(iterations, int) or isinstance(iterations, bool) or iterations < 0:
         raise MethodError(f"mog_merge: iterations must be a non-negative integer, got {iterations!r}")
-    t, k, p = means.shape
-    pieces = _mog_pieces(base, means, precisions, weights)
-    if init is None:
-        # SoupIVON's Gaussian merge, written into the loop's buffer: δ = Σ_t α_t S̄_t τ̄_t / Σ_t α_t S̄_t.
-        soup_mean, soup_precision = collapse(means.to(torch.float64), precisions.to(torch.float64), weights)
-        delta = torch.matmul(w, soup_precision * (soup_mean - pieces["theta0"]))
-        delta.div_(w @ soup_precision)
-    else:
-        theta = _as_tensor(init, "init").to(device=means.device, dtype=torch.float64)
-        if tuple(theta.shape) != (w.shape[0], p):
-            raise NbmergeError(f"mog_merge: init must be [A, P] = {[w.shape[0], p]}, got {list(theta.shape)}")
-        delta = theta - pieces["theta0"]
+    if batch is not None and (not isinstance(batch, int) or isinstance(batch, bool) or batch < 1):
+        raise MethodError(f"mog_merge: batch must be a positive integer, got {batch!r}")
+    p = means.shape[2]
+    if init is not None:
+        init = _as_tensor(init, "init").to(device=means.device, dtype=torch.float64)
+        if tuple(init.shape) != (w.shape[0], p):
+            raise NbmergeError(f"mog_merge: init must be [A, P] = {[w.shape[0], p]}, got {list(init.shape)}")
+    return _iter_batches(base, w, _mog_pieces(base, means, precisions, weights), temperature, iterations, tol,
+                         responsibility_tol, init, batch or w.shape[0])
+
+
+def _iter_batches(base, w, pieces, temperature, iterations, tol, responsibility_tol, init, size):
+    for first in range(0, w.shape[0], size):
+        rows = slice(first, min(first + size, w.shape[0]))
+        delta, info = _em(w[rows], pieces, temperature, iterations, tol, responsibility_tol,
+                          None if init is None else init[rows] - pieces["theta0"])
+        yield rows, (pieces["theta0"] + delta).to(base.dtype), info
+        del delta
+
+
+def _em(w: torch.Tensor, pieces: dict, temperature: float, iterations: int, tol: float, responsibility_tol: float,
+        delta: Optional[torch.Tensor]) -> tuple[torch.Tensor, dict]:
+    """EM for one batch of α rows from δ = θ − θ₀ (SoupIVON's merge when None) → (δ, info)."""
+    t, k, _ = pieces["shape"]
+    rows = w.shape[0]
+    if delta is None:
+        delta = _m_step(w, pieces["pi"].expand(rows, t, k), pieces)
     # Three [A, P] float64 buffers for the whole loop: θ − θ₀, its update, and scratch space.
     updated, scratch = torch.empty_like(delta), torch.empty_like(delta)
-    weighted_means = pieces["s"] * pieces["offsets"]
-
-    def densities(d):
-        return _log_densities(d, pieces["offsets"], pieces["s"], pieces["log_norms"], temperature, scratch,
-                              weighted_means)
-
-    logn = densities(delta)
+    logn = _log_densities(delta, pieces, temperature, scratch)
     history = [_objective_from(logn, w, pieces, temperature)]
-    done = torch.zeros(w.shape[0], dtype=torch.bool, device=delta.device)
+    done = torch.zeros(rows, dtype=torch.bool, device=delta.device)
+    row_steps = torch.zeros(rows, dtype=torch.long)
     threshold = tol * (1 + float(pieces["theta0"].abs().max()))
     previous, steps = None, 0
     while steps < iterations:
         responsibilities = torch.softmax(_log_q(logn, pieces), dim=2)  # E-step, [A, T, K]
         if previous is not None:
-            # Unchanged responsibilities: the M-step would return θ itself, a fixed point (the usual end in high
-            # dimension, where they are one-hot after the first step).
-            done |= (responsibilities == previous).flatten(1).all(1)
+            # Responsibilities that (almost) repeat: the M-step would return (almost) θ itself, a fixed point.
+            done |= ((responsibilities - previous).abs().flatten(1).amax(1) <= responsibility_tol).cpu()
         if bool(done.all()):
             break
-        # M-step: component (t, k) enters row a with coefficient α_t r_atk; the update is elementwise.
-        coefficients = (w[:, :, None] * responsibilities).reshape(-1, t * k)
-        torch.matmul(coefficients, weighted_means, out=updated)
-        updated.div_(torch.matmul(coefficients, pieces["s"], out=scratch))
+        _m_step(w, responsibilities, pieces, out=updated, scratch=scratch)
         if bool(done.any()):
             # A converged row is frozen, so each θ_a is what a run with that α alone would return.
-            updated[done] = delta[done]
-        moved = torch.sub(updated, delta, out=scratch).abs_().amax(1)
+            updated[done.to(updated.device)] = delta[done.to(updated.device)]
+        moved = torch.sub(updated, delta, out=scratch).abs_().amax(1).cpu()
         delta, updated = updated, delta
+        row_steps += (~done).long()
         previous, steps = responsibilities, steps + 1
-        logn = densities(delta)
+        logn = _log_densities(delta, pieces, temperature, scratch)
         history.append(_objective_from(logn, w, pieces, temperature))
         done |= moved <= threshold
         if bool(done.all()):
             break
-    merged = (pieces["theta0"] + delta).to(base.dtype)
-    if not return_info:
-        return merged
-    return merged, {"objective": torch.stack(history), "iterations": steps,
-                    "responsibilities": torch.softmax(_log_q(logn, pieces), dim=2)}
+    del updated, scratch
+    return delta, {"objective": torch.stack(history), "row_iterations": row_steps,
+                   "responsibilities": torch.softmax(_log_q(logn, pieces), dim=2)}
 
 
 # --------------------------------------------------------------------------------------------- state dicts

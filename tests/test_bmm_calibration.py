@@ -1,14 +1,19 @@
-"""BMM claims 5 and 6 (nbmerge.experiments.bmm_calibration): sampling plumbing on fakes, metrics, verdict logic on
-synthetic numbers, and both notebooks' logic end to end on the `micro` zoo with smoke settings."""
+"""BMM claims B5 and B6 (nbmerge.experiments.bmm_calibration): posterior draws through the trial cache on fakes,
+temperature scaling, the ECE-difference bootstrap, the verdict rules on synthetic predictions, and both notebooks'
+logic end to end on the `micro` zoo (a second run recomputes nothing)."""
 
 import math
+from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 import torch
-import torch.nn.functional as F
 
 from nbmerge.errors import NbmergeError
 from nbmerge.experiments import bmm_calibration as bc
+from nbmerge.experiments import protocol
+from nbmerge.experiments.protocol import Predictions, TrialCache
 from nbmerge.metrics import expected_calibration_error
 
 
@@ -20,13 +25,15 @@ class FakeSolver:
     def __init__(self, logits: torch.Tensor):
         self.logits = logits
         self.modules = {"w": None}
+        self.draws = 0
 
-    def merged(self, lambdas, scale):
+    def merged(self, lambdas, scale=1.0):
         return {"logits": self.logits.clone()}
 
-    def sampled(self, lambdas, temperature, generator, scale):
+    def sampled(self, lambdas, variances, generator, scale=1.0):
+        self.draws += 1
         noise = torch.randn(self.logits.shape, generator=generator, dtype=self.logits.dtype)
-        return {"logits": self.logits + math.sqrt(temperature["w"]) * noise}
+        return {"logits": self.logits + math.sqrt(variances["w"]) * noise}
 
 
 class FakeEvaluator:
@@ -35,6 +42,9 @@ class FakeEvaluator:
     def __init__(self, labels: torch.Tensor):
         self.labels = labels
         self.state = None
+
+    def subset_spec(self, split):
+        return None
 
     def load(self, state):
         self.state = state
@@ -47,126 +57,232 @@ def _fake(n=200, classes=5, seed=0):
     generator = torch.Generator().manual_seed(seed)
     logits = 3 * torch.randn(n, classes, generator=generator, dtype=torch.float64)
     labels = torch.randint(0, classes, (n,), generator=generator)
-    return FakeSolver(logits), FakeEvaluator(labels)
+    solver = FakeSolver(logits)
+    tuning = SimpleNamespace(recipe={"method": "fake"}, lambdas={}, scale=1.0, build_solver=lambda: solver)
+    cache = TrialCache(SimpleNamespace(root=Path("fake-zoo")), FakeEvaluator(labels))
+    return solver, tuning, cache
 
 
-def test_zero_temperature_samples_average_to_the_point_estimate():
-    solver, evaluator = _fake()
-    point = bc.point_predictive(solver, evaluator, {}, 1.0, "val")
-    for temperature in (0.0, 1e-30):
-        sampled = bc.sampled_predictive(solver, evaluator, {}, 1.0, "val", noise={"w": 1.0},
-                                        temperature=temperature, samples=5, seed=3)
-        assert torch.allclose(sampled.log_probs["a"], point.log_probs["a"], atol=1e-12, rtol=0)
-        assert bc.scores(sampled)["mean"] == pytest.approx(bc.scores(point)["mean"], abs=1e-12)
-    assert sampled.samples == 5 and len(sampled.sample_accuracy) == 5 and point.samples == 1
+def _preds(logits, labels, split="test"):
+    return Predictions({t: np.asarray(v, dtype=np.float32) for t, v in logits.items()},
+                       {t: np.asarray(v) for t, v in labels.items()}, split)
 
 
-def test_samples_are_averaged_in_probability_space_and_seeded():
-    solver, evaluator = _fake()
-    sampled = bc.sampled_predictive(solver, evaluator, {}, 1.0, "val", noise={"w": 2.0}, temperature=0.5,
-                                    samples=4, seed=7)
-    generator = torch.Generator().manual_seed(7)
-    draws = [(solver.logits + torch.randn(solver.logits.shape, generator=generator, dtype=torch.float64)).softmax(-1)
-             for _ in range(4)]  # σ² = 0.5 · 2.0 = 1
-    assert torch.allclose(sampled.probs("a"), torch.stack(draws).mean(0), atol=1e-12)
-    again = bc.sampled_predictive(solver, evaluator, {}, 1.0, "val", noise={"w": 2.0}, temperature=0.5, samples=4,
-                                  seed=7)
-    assert torch.equal(again.log_probs["a"], sampled.log_probs["a"])
-    other = bc.sampled_predictive(solver, evaluator, {}, 1.0, "val", noise={"w": 2.0}, temperature=0.5, samples=4,
-                                  seed=8)
-    assert not torch.equal(other.log_probs["a"], sampled.log_probs["a"])
+def test_posterior_draws_are_seeded_per_draw_cached_and_scaled():
+    solver, tuning, cache = _fake()
+    noise = {"w": 2.0}
+    draws = bc.posterior_draws(cache, tuning, lambda: noise, 0.5, 3, seed=7, split="val")
+    assert solver.draws == 3
+    # draw i: logits + sqrt(0.5·2)·Z_i with Z_i from the (seed, i) generator alone
+    for i, draw in enumerate(draws):
+        z = torch.randn(solver.logits.shape, generator=bc.draw_generator(7, i), dtype=torch.float64)
+        assert np.allclose(draw.logits["a"], (solver.logits + z).float().numpy(), atol=1e-5)
+    # a longer run reuses the cached draws and computes only the new one
+    more = bc.posterior_draws(cache, tuning, lambda: noise, 0.5, 4, seed=7, split="val")
+    assert solver.draws == 4 and all(np.array_equal(a.logits["a"], b.logits["a"]) for a, b in zip(draws, more))
+    # the same standard-normal draws at another temperature: the deviations scale by sqrt(τ ratio)
+    wider = bc.posterior_draws(cache, tuning, lambda: noise, 2.0, 1, seed=7, split="val")[0]
+    base = solver.logits.float().numpy()
+    assert np.allclose(wider.logits["a"] - base, 2 * (draws[0].logits["a"] - base), atol=1e-4)
+    other = bc.posterior_draws(cache, tuning, lambda: noise, 0.5, 1, seed=8, split="val")[0]
+    assert not np.array_equal(other.logits["a"], draws[0].logits["a"])
+    cold = bc.posterior_draws(cache, tuning, lambda: noise, 0.0, 2, seed=7, split="val")
+    assert all(np.allclose(c.logits["a"], base) for c in cold)
     with pytest.raises(NbmergeError, match="temperature"):
-        bc.sampled_predictive(solver, evaluator, {}, 1.0, "val", noise={"w": 1.0}, temperature=-1.0, samples=2)
+        bc.posterior_draws(cache, tuning, lambda: noise, -1.0, 2, seed=0, split="val")
 
 
-def test_scores_match_the_metrics_module():
-    solver, evaluator = _fake(n=500, classes=7, seed=1)
-    point = bc.point_predictive(solver, evaluator, {}, 1.0, "test")
-    row = bc.scores(point, bins=15)["tasks"]["a"]
-    logits, labels = solver.logits, evaluator.labels
-    assert row["accuracy"] == pytest.approx((logits.argmax(-1) == labels).double().mean().item())
-    assert row["nll"] == pytest.approx(F.cross_entropy(logits, labels).item(), rel=1e-12)
-    assert row["ece"] == pytest.approx(expected_calibration_error(logits.softmax(-1), labels, 15), rel=1e-12)
-    # a confident miss does not underflow: log-space averaging keeps the NLL finite
-    huge = FakeSolver(torch.tensor([[800.0, -800.0]], dtype=torch.float64))
-    far = bc.sampled_predictive(huge, FakeEvaluator(torch.tensor([1])), {}, 1.0, "val", noise={"w": 1e-6},
-                                temperature=1.0, samples=3)
-    assert bc.scores(far)["mean"]["nll"] == pytest.approx(1600.0, rel=1e-3)
+def test_ensemble_averages_probabilities_in_log_space():
+    generator = np.random.default_rng(0)
+    labels = {"a": generator.integers(0, 4, 50)}
+    draws = [_preds({"a": 3 * generator.standard_normal((50, 4))}, labels) for _ in range(3)]
+    mixed = bc.ensemble(draws)
+    expected = np.mean([d.probs("a") for d in draws], axis=0)
+    assert np.allclose(mixed.probs("a"), expected, atol=1e-5)
+    assert mixed.extra["members"] == [d.mean_accuracy() for d in draws]
+    # a confident miss does not underflow: log p̄ of the missed class stays finite
+    far = bc.ensemble([_preds({"a": [[800.0, -800.0]]}, {"a": [1]})] * 2)
+    assert far.logits["a"][0].tolist() == pytest.approx([0.0, -1600.0], rel=1e-6)
+
+
+def test_temperature_scaling_recovers_a_known_temperature_and_keeps_accuracy():
+    rng = np.random.default_rng(1)
+    z = 4 * rng.standard_normal((20000, 5))
+    # labels drawn from softmax(z / 2): the calibrated temperature of logits z is 2
+    p = np.exp(z / 2 - (z / 2).max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    y = np.array([rng.choice(5, p=row) for row in p])
+    preds = _preds({"a": z, "b": z / 2}, {"a": y, "b": y})
+    temps = bc.fit_temperature(preds)
+    assert temps["a"] == pytest.approx(2.0, rel=0.05) and temps["b"] == pytest.approx(1.0, rel=0.05)
+    scaled = bc.rescaled(preds, temps)
+    assert scaled.accuracy() == preds.accuracy()
+    assert scaled.summary()["nll"] < preds.summary()["nll"]
+    assert scaled.summary()["ece"] < 0.02 < preds.summary()["ece"]
+
+
+def _calibrated_and_overconfident(n=3000, seed=0):
+    """Two models with the same predictions: one calibrated, one whose confidences are pushed towards 1."""
+    rng = np.random.default_rng(seed)
+    z = 2 * rng.standard_normal((n, 3))
+    p = np.exp(z - z.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    y = np.array([rng.choice(3, p=row) for row in p])
+    return _preds({"a": z}, {"a": y}), _preds({"a": 4 * z}, {"a": y})
+
+
+def test_ece_difference_matches_the_metric_and_resolves_a_real_gap():
+    calibrated, overconfident = _calibrated_and_overconfident()
+    d = bc.ece_difference(calibrated, overconfident, n_boot=500)
+    ece = {name: expected_calibration_error(torch.from_numpy(p.probs("a")), torch.from_numpy(p.labels["a"]))
+           for name, p in (("c", calibrated), ("o", overconfident))}
+    assert d["a"] == pytest.approx(ece["c"], abs=1e-9) and d["b"] == pytest.approx(ece["o"], abs=1e-9)
+    assert d["diff"] == pytest.approx(ece["c"] - ece["o"], abs=1e-9)
+    assert d["low"] <= d["diff"] <= d["high"] < 0
+    same = bc.ece_difference(calibrated, calibrated, n_boot=200)
+    assert same["diff"] == same["low"] == same["high"] == 0
+    other = _preds({"a": calibrated.logits["a"]}, {"a": (calibrated.labels["a"] + 1) % 3})
+    with pytest.raises(NbmergeError, match="different examples"):
+        bc.ece_difference(calibrated, other)
 
 
 def test_reliability_bins_reproduce_the_ece():
-    solver, evaluator = _fake(n=400, classes=4, seed=2)
-    point = bc.point_predictive(solver, evaluator, {}, 1.0, "test")
-    data = bc.reliability(point, bins=15)
+    calibrated, overconfident = _calibrated_and_overconfident(n=400)
+    data = bc.reliability(overconfident)
     assert sum(data["count"]) == 400 and len(data["edges"]) == 16 and data["examples"] == 400
-    assert data["ece"] == pytest.approx(expected_calibration_error(point.probs("a"), evaluator.labels, 15), abs=1e-12)
+    assert data["ece"] == pytest.approx(expected_calibration_error(
+        torch.from_numpy(overconfident.probs("a")), torch.from_numpy(overconfident.labels["a"])), abs=1e-9)
     # the perfectly calibrated synthetic predictor: correct with probability equal to its confidence
-    generator = torch.Generator().manual_seed(0)
-    n = 200_000
-    confidence = 0.5 + 0.5 * torch.rand(n, generator=generator, dtype=torch.float64)
-    correct = torch.rand(n, generator=generator, dtype=torch.float64) < confidence
-    probs = torch.stack([confidence, 1 - confidence], -1)
-    labels = torch.where(correct, 0, 1)
-    calibrated = bc.Predictive({"a": probs.log()}, {"a": labels}, 1)
-    assert bc.reliability(calibrated)["ece"] < 0.01
-    assert bc.scores(calibrated)["mean"]["ece"] < 0.01
-    two = bc.Predictive({"a": probs[:10].log(), "b": probs[10:30].log()}, {"a": labels[:10], "b": labels[10:30]}, 1)
-    assert sum(bc.reliability(two)["count"]) == 30  # pooled over tasks
+    rng = np.random.default_rng(0)
+    confidence = 0.5 + 0.5 * rng.random(200_000)
+    correct = rng.random(200_000) < confidence
+    logits = np.log(np.stack([confidence, 1 - confidence], -1))
+    perfect = _preds({"a": logits}, {"a": np.where(correct, 0, 1)})
+    assert bc.reliability(perfect)["ece"] < 0.01
 
 
-# ---------------------------------------------------------------------------------------- selection and verdicts
+# ---------------------------------------------------------------------------------------- verdicts
 
-def _sweep():
-    return [{"temperature": 1.0, "accuracy": 0.800, "nll": 0.90, "ece": 0.10},
-            {"temperature": 10.0, "accuracy": 0.798, "nll": 0.80, "ece": 0.08},
-            {"temperature": 100.0, "accuracy": 0.760, "nll": 0.70, "ece": 0.03}]
-
-
-def test_temperature_selection_keeps_accuracy_first():
-    point = {"accuracy": 0.801}
-    chosen = bc.select_temperature(_sweep(), point, "nll", tolerance_points=0.5)
-    assert chosen["temperature"] == 10.0 and chosen["eligible"] == 2
-    assert bc.select_temperature(_sweep(), point, "ece", tolerance_points=10)["temperature"] == 100.0
-    # nothing keeps the accuracy: the criterion's best over all
-    assert bc.select_temperature(_sweep(), {"accuracy": 0.9}, "nll")["eligible"] == 0
-    assert bc.select_temperature(_sweep(), {"accuracy": 0.9}, "nll")["temperature"] == 100.0
-    with pytest.raises(NbmergeError, match="select_by"):
-        bc.select_temperature(_sweep(), point, "accuracy")
+def _task_preds(correct_mask, labels, classes=4, confidence=3.0):
+    """Logits that predict the label where ``correct_mask`` and the next class elsewhere."""
+    predicted = np.where(correct_mask, labels, (labels + 1) % classes)
+    logits = np.zeros((len(labels), classes))
+    logits[np.arange(len(labels)), predicted] = confidence
+    return logits
 
 
-def test_calibration_verdicts():
-    point = {"accuracy": 0.80, "nll": 0.9, "ece": 0.10}
-    held = bc.calibration_claims(point, {"accuracy": 0.797, "nll": 0.8, "ece": 0.05}, tolerance_points=0.5)
-    assert held[0].verdict == "held" and "-0.30 pts" in held[0].evidence
-    worse_ece = bc.calibration_claims(point, {"accuracy": 0.81, "nll": 0.8, "ece": 0.10})
-    assert worse_ece[0].verdict == "did not hold" and "not lower" in worse_ece[0].evidence
-    lost = bc.calibration_claims(point, {"accuracy": 0.79, "nll": 0.8, "ece": 0.02}, tolerance_points=0.5)
-    assert lost[0].verdict == "did not hold"
-    assert bc.calibration_claims(point, None)[0].verdict == "not tested"
-    assert bc.calibration_headline(point, {"ece": 0.04})["value"] == pytest.approx(-0.06)
+def _models(n=2000, seed=0):
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 4, n)
+    base = rng.random(n) < 0.70
+    return rng, labels, base
 
 
-def _gap(gap_points, suite="s", anchor="ta"):
-    return {"suite": suite, "anchor": anchor, "data_normalized": 0.80, "free_normalized": 0.80 - gap_points / 100,
-            "gap_points": gap_points}
+def test_compare_sources_decides_equivalence_and_refuses_vacuous_comparisons():
+    rng, labels, anchor_mask = _models()
+    expert = {"a": 0.9}
+
+    def model(mask):
+        return _preds({"a": _task_preds(mask, labels)}, {"a": labels})
+
+    anchor = model(anchor_mask)
+    improved = anchor_mask | (rng.random(len(labels)) < 0.3)      # ~+9 points over the anchor
+    other = improved.copy()
+    # 2% of examples differ between the two, as many gained as lost
+    flip = np.concatenate([rng.choice(np.flatnonzero(improved), 20, replace=False),
+                           rng.choice(np.flatnonzero(~improved), 20, replace=False)])
+    other[flip] = ~other[flip]
+    held = bc.compare_sources(model(improved), model(other), anchor, expert, margin=2.0)
+    assert held["held"] is True and held["free_vs_anchor"]["low"] > 0
+    worse = bc.compare_sources(model(improved), anchor, anchor, expert, margin=2.0)
+    assert worse["held"] is False and worse["gap"]["high"] < -2.0
+    collapsed = bc.compare_sources(anchor, anchor, anchor, expert)
+    assert collapsed["held"] is None and "collapsed onto the anchor" in collapsed["why"]
+    assert not collapsed["inconclusive"]
+    chance = model(rng.random(len(labels)) < 0.25)
+    assert "chance" in bc.compare_sources(chance, chance, anchor, expert)["why"]
+    noisy = improved.copy()
+    flip = rng.choice(len(labels), 900, replace=False)
+    noisy[flip] = rng.random(900) < 0.75
+    straddle = bc.compare_sources(model(improved), model(noisy), anchor, expert, margin=0.5)
+    assert straddle["held"] is None and straddle["inconclusive"] and "straddles" in straddle["why"]
 
 
-def _aligned(cosine=0.5, overlap=0.4):
-    return {"module_type": "mlp_in", "depth": 0, "cosine": cosine, "chance_cosine": 0.1, "overlap": overlap,
-            "chance": 0.1}
+def test_combine_needs_every_seed():
+    ok, no = {"held": True, "why": None}, {"held": False, "why": None}
+    vac = {"held": None, "why": "collapsed", "inconclusive": False}
+    unsure = {"held": None, "why": "straddles", "inconclusive": True}
+    assert bc.combine([ok, ok, vac])["held"] is True
+    assert bc.combine([ok, no, unsure])["held"] is False
+    unshown = bc.combine([ok, unsure])
+    assert unshown["held"] is None and unshown["inconclusive"] and "not shown" in unshown["why"]
+    assert bc.combine([vac, vac]) == {"held": None, "inconclusive": False, "why": "no seed could test it: collapsed"}
+    # anchors combine their seeds' combinations the same way
+    assert bc.combine([bc.combine([ok, ok]), bc.combine([ok, unsure])])["held"] is None
+    assert bc.combine([bc.combine([ok, ok]), bc.combine([vac])])["held"] is True
 
 
-def test_datafree_verdicts():
-    rows = [_aligned(), _aligned(0.3, 0.2)]
-    verdicts = [c.verdict for c in bc.datafree_claims([_gap(0.4), _gap(-2.0, anchor="tsv")], rows, 1.0)]
-    assert verdicts == ["held", "held"]
-    verdicts = [c.verdict for c in bc.datafree_claims([_gap(0.4), _gap(1.3, anchor="tsv")], [*rows, _aligned(0.05)])]
-    assert verdicts == ["did not hold", "did not hold"]
-    verdicts = [c.verdict for c in bc.datafree_claims([], [])]
-    assert verdicts == ["not tested", "not tested"]
-    assert bc.datafree_headline([_gap(0.4), _gap(1.3)])["value"] == pytest.approx(1.3)
-    summary = bc.alignment_summary([*rows, _aligned(0.05)])
-    assert summary[-1]["module_type"] == "all" and summary[-1]["above_both"] == pytest.approx(2 / 3)
+def test_calibration_decision():
+    calibrated, overconfident = _calibrated_and_overconfident()
+    expert = {"a": 0.8}
+    held = bc.calibration_decision(overconfident, calibrated, overconfident, calibrated, expert, margin=1.0)
+    assert held["held"] is True and held["lower_ece"] and held["accuracy"]["diff"] == 0
+    worse = bc.calibration_decision(calibrated, overconfident, calibrated, overconfident, expert)
+    assert worse["held"] is False and not worse["lower_ece"]
+    same = bc.calibration_decision(calibrated, calibrated, calibrated, calibrated, expert)
+    assert same["held"] is None and "posterior temperature is too small" in same["why"]
+    # a lower ECE bought with accuracy does not hold
+    labels = calibrated.labels["a"]
+    broken = _preds({"a": np.where((np.arange(len(labels)) % 4 == 0)[:, None], 0.0, calibrated.logits["a"] / 3)},
+                    {"a": labels})
+    lost = bc.calibration_decision(overconfident, broken, overconfident, broken, expert, margin=1.0)
+    assert lost["accuracy"]["high"] < -1.0 and lost["held"] is False and not lost["accuracy_kept"]
+
+
+def test_calibration_claims_over_seeds():
+    def run(held, why=None):
+        decision = {"held": held, "why": why, "evidence": "e", "ece_scaled": {"diff": -0.01},
+                    "ece_raw": {"diff": -0.02}, "accuracy": {"diff": 0.1}}
+        return SimpleNamespace(seed=0, chosen={"temperature": 10.0, "eligible_count": 2}, sweep=[{}, {}],
+                               decision=decision)
+
+    study = bc.CalibrationStudy("s", ["a"], {"a": 1.0}, "task_arithmetic", 0.5, 1.0, [run(True), run(True)])
+    (c,) = bc.calibration_claims(study)
+    assert c.verdict == "held" and c.id == "B6" and "ΔECE (TS)" in c.ours and "BRIEF" not in c.source
+    study.runs.append(run(False))
+    assert bc.calibration_claims(study)[0].verdict == "did not hold"
+    study.runs = [run(None, "collapsed")]
+    (c,) = bc.calibration_claims(study)
+    assert c.verdict == "not tested" and "collapsed" in c.evidence
+    assert bc.calibration_claims(None)[0].verdict == "not tested"
+
+
+def _aligned(cosine=0.5, overlap=0.4, chance_cosine=0.1, chance=0.1):
+    return {"module_type": "mlp_in", "depth": 0, "cosine": cosine, "chance_cosine": chance_cosine,
+            "overlap": overlap, "chance": chance, "cosine_ratio": cosine / chance_cosine, "overlap_ratio": overlap / chance}
+
+
+def test_theorem_claim_uses_an_interval_over_modules():
+    rows = [_aligned(0.3 + 0.01 * i, 0.2 + 0.01 * i) for i in range(20)]
+    c = bc.theorem_claim(rows, "s")
+    assert c.verdict == "held" and c.id == "B5" and "Theorem 1" in c.claim
+    mixed = [_aligned(0.05, 0.05) if i % 2 else _aligned() for i in range(20)]
+    assert bc.theorem_claim(mixed, "s").verdict == "did not hold"
+    assert bc.theorem_claim([], "s").verdict == "not tested"
+    interval = bc.ratio_interval(rows, "overlap_ratio")
+    assert interval["low"] <= interval["median"] <= interval["high"] and interval["above"] == 20
+
+
+def test_select_temperature_keeps_accuracy_first():
+    rows = [{"temperature": 1.0, "eligible": True, "nll_scaled": 0.9},
+            {"temperature": 10.0, "eligible": True, "nll_scaled": 0.8},
+            {"temperature": 100.0, "eligible": False, "nll_scaled": 0.5}]
+    chosen = bc.select_temperature(rows)
+    assert chosen["temperature"] == 10.0 and chosen["eligible_count"] == 2
+    none = [{**r, "eligible": False} for r in rows]
+    assert bc.select_temperature(none)["temperature"] == 100.0
+    with pytest.raises(NbmergeError, match="no posterior temperature"):
+        bc.select_temperature([])
 
 
 def test_alignment_chance_cosine_is_the_random_rotation_mean():
@@ -190,24 +306,25 @@ def test_alignment_chance_cosine_is_the_random_rotation_mean():
 
 
 def test_configs_are_validated():
-    assert bc.DatafreeConfig(anchors=["ties"], suites=["micro"]).anchors == ("ties",)
+    assert bc.DatafreeConfig().suite == bc.CalibrationConfig().suite == "text8"
+    assert bc.DatafreeConfig(anchors=["ties"], seeds=[0, 1, 2]).anchors == ("ties",)
     assert bc.CalibrationConfig(temperatures=[1, 10]).temperatures == (1.0, 10.0)
     with pytest.raises(NbmergeError, match="parameter 'seed'"):
         bc.CalibrationConfig(seed="0")
+    with pytest.raises(NbmergeError, match="seeds"):
+        bc.CalibrationConfig(seeds=[0, 0])
     with pytest.raises(NbmergeError, match="samples"):
         bc.CalibrationConfig(samples=1)
     with pytest.raises(NbmergeError, match="temperatures"):
         bc.CalibrationConfig(temperatures=[0.0, 1.0])
-    with pytest.raises(NbmergeError, match="temperatures"):
-        bc.CalibrationConfig(temperatures=[])
-    with pytest.raises(NbmergeError, match="select_by"):
-        bc.CalibrationConfig(select_by="brier")
     with pytest.raises(NbmergeError, match="k_fraction"):
         bc.DatafreeConfig(k_fraction=0.0)
     with pytest.raises(NbmergeError, match="budget"):
         bc.DatafreeConfig(budget=0)
-    assert bc.log_path("", "micro", "ties", "data", 0, 3) is None
-    assert bc.log_path("logs", "micro", "ties", "data", 0, 3).name == "bmm-micro-ties-data-seed0-budget3.jsonl"
+    with pytest.raises(NbmergeError, match="needs data Grams"):
+        bc.DatafreeConfig(anchors=["regmean"])
+    with pytest.raises(NbmergeError, match="margin"):
+        bc.DatafreeConfig(margin=0.0)
 
 
 # ------------------------------------------------------------------------------------------- on the micro zoo
@@ -225,8 +342,62 @@ def test_gram_tokens_count_what_collect_grams_saw(micro):
 
     base, _ = load_models(micro)
     seen = collect_grams(micro, base, 10, tasks=micro.tasks[:1])[micro.tasks[0]]["tokens"]
-    assert seen == 10 * bc.tokens_per_image(micro.arch)
+    assert seen == 10 * (micro.arch.image_size // micro.arch.patch_size) ** 2 + 10
     assert bc.gram_tokens(micro, 10) == len(micro.tasks) * seen
+
+
+def test_datafree_notebook_logic_on_micro(micro_cache, tmp_path):
+    config = bc.DatafreeConfig(suite="micro", seeds=[0, 1], smoke=True, budget=2, val_examples=20, gram_examples=16,
+                               cache=str(micro_cache))
+    zoo, cache = bc.open_trials(config)
+    rows = bc.alignment_study(config, cache, zoo)
+    assert len(rows) == 16 and {r["module_type"] for r in rows} == {"attn_in", "attn_out", "mlp_in", "mlp_out"}
+    assert all(0 <= r["overlap"] <= 1 + 1e-9 and r["chance_cosine"] > 0 for r in rows)
+    study = bc.gram_source_study(config, cache, zoo, log=lambda *_: None)
+    assert len(study.runs) == 4 and [d["seed"] for d in study.decisions["task_arithmetic"]] == [0, 1]
+    assert study.anchors["task_arithmetic"]["alpha"] in protocol.SCALE_GRID
+    # the logs live under the trial cache, never in the working folder
+    assert len(list((cache.root / "logs").glob("bmm-task_arithmetic-*-seed*.jsonl"))) == 4
+    table = bc.source_rows(study)
+    assert len(table) == 1 + 2 * 2 and table[0]["Grams"].startswith("anchor alone")
+    claims = bc.datafree_claims(study, rows, seed=config.seed)
+    assert [c.id for c in claims] == ["B5", "B5"] and all("BRIEF" not in c.source for c in claims)
+    assert claims[0].suite == "micro" and "free − data" in claims[0].ours
+    assert math.isfinite(bc.datafree_headline(study)["value"])
+    for fig in (bc.plot_alignment(rows), bc.plot_sources(study)):
+        assert fig.axes
+    # a second run recomputes nothing: the alignment is stored, the logs replay, every prediction is a cache hit
+    _, again = bc.open_trials(config)
+    stored = bc.alignment_study(config, again, zoo)
+    assert [r["key"] for r in stored] == [r["key"] for r in rows]
+    assert [r["overlap"] for r in stored] == pytest.approx([r["overlap"] for r in rows])
+    second = bc.gram_source_study(config, again, zoo, log=lambda *_: None)
+    assert again.misses == 0 and all(r.summary["replayed"] == 2 for r in second.runs)
+    assert second.decisions == study.decisions
+
+
+def test_calibration_notebook_logic_on_micro(micro_cache):
+    config = bc.CalibrationConfig(suite="micro", seeds=[0], smoke=True, budget=2, val_examples=20, gram_examples=16,
+                                  samples=2, temperatures=[10.0, 3000.0], cache=str(micro_cache))
+    zoo, cache = bc.open_trials(config)
+    study = bc.calibration_study(config, cache, zoo, log=lambda *_: None)
+    (run,) = study.runs
+    assert [r["temperature"] for r in run.sweep] == [10.0, 3000.0] and run.chosen["temperature"] in (10.0, 3000.0)
+    assert len(run.sampled_test.extra["members"]) == 2 and set(run.point_temperatures) == set(zoo.tasks)
+    assert all(v > 0 for v in run.noise.values()) and run.decision["held"] in (True, False, None)
+    rows = bc.seed_rows(study)
+    assert rows[0]["seed"] == 0 and rows[0]["acc point"] == pytest.approx(run.tuning["test_accuracy"])
+    assert [r["task"] for r in bc.task_rows(run, study.expert)] == [*zoo.tasks, "mean"]
+    (c,) = bc.calibration_claims(study)
+    assert c.id == "B6" and c.suite == "micro"
+    metrics = bc.calibration_metrics(study)
+    assert metrics["seeds"][0]["reliability"]["point"]["examples"] == sum(len(run.point_test.labels[t])
+                                                                          for t in zoo.tasks)
+    assert bc.plot_temperature(run).axes and bc.plot_reliability(run).axes
+    # warm: nothing is evaluated again, the noise is read back, the solver is never built
+    _, again = bc.open_trials(config)
+    second = bc.calibration_study(config, again, zoo, log=lambda *_: None)
+    assert again.misses == 0 and second.runs[0].decision == run.decision
 
 
 def test_real_posterior_at_zero_temperature_is_the_point_estimate(micro):
@@ -237,70 +408,14 @@ def test_real_posterior_at_zero_temperature_is_the_point_estimate(micro):
     grams = expert_grams(micro, 16, 0)
     solver = BMMSolver(base, experts, run_anchor(base, experts, "task_arithmetic", {"scale": 0.3}), grams,
                        gram="data")
-    evaluator = micro.evaluator()
     lambdas = {group: -1.0 for group in solver.group_names()}
-    point = bc.point_predictive(solver, evaluator, lambdas, 1.0, "val")
+    tuning = SimpleNamespace(recipe={"method": "test"}, lambdas=lambdas, scale=1.0, build_solver=lambda: solver)
+    cache = TrialCache(micro, micro.evaluator(), root=None)
     noise = solver.noise_variance(lambdas, tokens=bc.gram_tokens(micro, 16))
     assert all(v > 0 for v in noise.values())
-    cold = bc.sampled_predictive(solver, evaluator, lambdas, 1.0, "val", noise=noise, temperature=0.0, samples=2)
+    point = protocol.evaluate_predictions(cache.evaluator, solver.merged(lambdas), "val")
+    cold = bc.posterior_draws(cache, tuning, lambda: noise, 0.0, 2, seed=0, split="val")
+    warm = bc.posterior_draws(cache, tuning, lambda: noise, 1e4, 1, seed=0, split="val")
     for task in micro.tasks:
-        assert torch.allclose(cold.log_probs[task], point.log_probs[task], atol=1e-5)
-    # the point estimate scores exactly as the zoo's evaluator reports it
-    reported = evaluator.evaluate(solver.merged(lambdas), "val")
-    ours = bc.scores(point)
-    for task in micro.tasks:
-        for metric in ("accuracy", "nll", "ece"):
-            assert ours["tasks"][task][metric] == pytest.approx(reported["tasks"][task][metric], rel=1e-6)
-
-
-def test_datafree_notebook_logic_on_micro(micro_cache, tmp_path):
-    config = bc.DatafreeConfig(suite="micro", suites=["micro"], smoke=True, anchors=["task_arithmetic"], budget=3,
-                               gram_examples=32, log_dir=str(tmp_path / "logs"), cache=str(micro_cache))
-    rows = bc.alignment_study(config)
-    assert len(rows) == 16 and {r["module_type"] for r in rows} == {"attn_in", "attn_out", "mlp_in", "mlp_out"}
-    assert all(0 <= r["overlap"] <= 1 + 1e-9 and r["chance_cosine"] > 0 for r in rows)
-    gap = bc.gram_source_gap(config, log=lambda *_: None)
-    assert len(gap) == 1 and gap[0]["budget"] == 3
-    assert gap[0]["gap_points"] == pytest.approx(100 * (gap[0]["data_normalized"] - gap[0]["free_normalized"]))
-    assert len(list((tmp_path / "logs").glob("bmm-micro-task_arithmetic-*-seed0-budget3.jsonl"))) == 2
-    claims = bc.datafree_claims(gap, rows, config.tolerance, config.suite)
-    assert [c.claim.split(":")[0] for c in claims][1] == "Theorem 1"
-    assert all(c.verdict in ("held", "did not hold") for c in claims)
-    assert math.isfinite(bc.datafree_headline(gap)["value"])
-    for fig in (bc.plot_alignment(rows), bc.plot_gap(gap)):
-        assert fig.axes
-
-
-def test_calibration_notebook_logic_on_micro(micro_cache, tmp_path):
-    config = bc.CalibrationConfig(suite="micro", smoke=True, budget=3, gram_examples=32, samples=3,
-                                  temperatures=[10.0, 3000.0], log_dir=str(tmp_path / "logs"), cache=str(micro_cache))
-    zoo = bc.open_zoo(config.suite, config.cache)
-    tuning = bc.tune(zoo, config.anchor, "data", budget=config.budget, seed=config.seed,
-                     gram_examples=config.gram_examples, log_dir=config.log_dir)
-    study = bc.calibration_study(zoo, tuning, config, log=lambda *_: None)
-    assert [r["temperature"] for r in study["sweep"]] == [10.0, 3000.0]
-    assert study["chosen"]["temperature"] in (10.0, 3000.0)
-    assert study["point"]["mean"]["accuracy"] == pytest.approx(tuning.test_accuracy)
-    assert len(study["member_accuracy"]) == 3 and study["tokens"] == 3 * 32 * 17
-    assert set(study["point"]["tasks"]) == set(zoo.tasks) == set(study["sampled"]["tasks"])
-    rows = bc.comparison_rows(study["point"], study["sampled"])
-    assert [r["task"] for r in rows] == [*zoo.tasks, "mean"]
-    (verdict,) = bc.calibration_claims(study["point"]["mean"], study["sampled"]["mean"],
-                                       tolerance_points=config.accuracy_tolerance)
-    assert verdict.verdict in ("held", "did not hold")
-    fig = bc.plot_reliability(study["reliability"]["point"], study["reliability"]["sampled"])
-    assert fig.axes and bc.plot_temperature(study["sweep"], study["point_val"]["mean"], 10.0).axes
-
-
-def test_tour_section_on_micro(micro, tmp_path):
-    from nbmerge.experiments.tour import load_models
-
-    base, experts = load_models(micro)
-    section = bc.tour_section(micro, base, experts, gram_examples=16)
-    assert [r["method"].split(" (")[0] for r in section["rows"]] == ["anchor: task_arithmetic", "BMM data-assisted",
-                                                                    "BMM data-free"]
-    assert all(0 <= r["mean"] <= 1 and set(micro.tasks) <= set(r) for r in section["rows"])
-    assert section["alignment"]["overlap"] > section["alignment"]["chance_overlap"]
-    assert "Theorem 1 on micro" in section["summary"]
-    searched = bc.tour_section(micro, base, experts, gram_examples=16, budget=2, log_dir=str(tmp_path))
-    assert "(2 trials)" in searched["rows"][1]["method"] and len(list(tmp_path.glob("*.jsonl"))) == 2
+        assert np.allclose(cold[0].logits[task], point.logits[task], atol=1e-4)
+    assert not np.allclose(warm[0].logits[micro.tasks[0]], point.logits[micro.tasks[0]], atol=1e-3)

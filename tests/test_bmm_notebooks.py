@@ -1,123 +1,238 @@
-"""The BMM report notebooks' logic (nbmerge.experiments.bmm_benchmark): verdicts on synthetic rows, the gain math,
-the notebooks' parameters, and both notebooks' steps end to end on the micro zoo with smoke settings."""
+"""The BMM report notebooks' logic (nbmerge.experiments.bmm_benchmark): verdicts on synthetic predictions (B1-B4), the
+bootstrap math, the notebooks' parameters, and both notebooks' steps end to end on the micro zoo with smoke settings
+(a second run with warm caches evaluates nothing)."""
 
 import json
 from dataclasses import fields
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
-import torch
 
 from nbmerge.errors import NbmergeError
 from nbmerge.experiments import bmm_benchmark as bench
+from nbmerge.experiments import protocol
 from nbmerge.experiments.common import finish
 
 REPO = Path(__file__).resolve().parents[1]
+TASKS = ("a", "b", "c")
+N = 400                       # test examples per task
+EXPERT = {t: 0.9 for t in TASKS}
 
 
-def row(suite, tasks, anchor, variant, anchor_test, bmm_test, **extra):
-    return {"suite": suite, "tasks": tasks, "anchor": anchor, "variant": variant, "anchor_test": anchor_test,
-            "bmm_test": bmm_test, "gain": bmm_test - anchor_test,
-            "relative_gain": bench.relative_gain(bmm_test, anchor_test), "anchor_normalized": anchor_test / 0.9,
-            "bmm_normalized": bmm_test / 0.9, "anchor_uses_data": anchor == "regmean", "experts": 0.9, **extra}
+def fake(correct: float, wrong_shift: int = 1, classes: int = 4, offset: float = 0.0) -> protocol.Predictions:
+    """Predictions on N examples per task, right on the examples in [offset, offset + correct) of the range (so two
+    models with the same window agree everywhere); a wrong example predicts label + ``wrong_shift``."""
+    logits, labels = {}, {}
+    for k, task in enumerate(TASKS):
+        y = (np.arange(N) * 7 + k) % classes
+        right = np.zeros(N, bool)
+        start = int(round(offset * N))
+        right[start:start + int(round(correct * N))] = True
+        pred = np.where(right, y, (y + wrong_shift) % classes)
+        logits[task] = np.eye(classes, dtype=np.float32)[pred] * 5
+        labels[task] = y
+    return protocol.Predictions(logits, labels)
 
 
-def sweep(loser=None):
-    """tiny8/14/20 × (TA, TIES, TSV) × both variants; BMM wins everywhere except at ``loser`` (suite, anchor)."""
-    rows = []
-    for suite, tasks in (("tiny8", 8), ("tiny14", 14), ("tiny20", 20)):
-        for anchor, acc, gain in (("task_arithmetic", 0.50, 0.10), ("ties", 0.55, 0.08), ("tsv", 0.70, 0.01)):
-            for variant in ("data", "free"):
-                delta = -0.01 if (suite, anchor) == loser else gain
-                rows.append(row(suite, tasks, anchor, variant, acc, acc + delta))
-    return rows
+def anchor_run(name, test, alpha=1.0):
+    tuned = protocol.Tuned({"method": name}, alpha, [{"alpha": alpha, "val_accuracy": test.mean_accuracy()}])
+    return bench.AnchorRun(name, {}, tuned, test)
 
 
-def verdicts(claims):
-    return [c.verdict for c in claims]
+def bmm_run(anchor: bench.AnchorRun, variant, seed, test, control=None, s=1.0):
+    tuning = SimpleNamespace(test_predictions=test)
+    return bench.BMMRun(anchor.name, variant, seed, tuning,
+                        bench.compare_with_anchor(test, anchor, EXPERT, control, s),
+                        bench.relative_gain_interval(test, anchor.test))
 
 
-# -- the math and the verdicts ------------------------------------------------------------------------------------
+def suite(name="text8", anchors=(("task_arithmetic", 0.50, 0.12), ("ties", 0.55, 0.10), ("tsv", 0.70, 0.02)),
+          seeds=(0, 1, 2), variants=("data", "free"), override=None, tasks=8):
+    """Anchors at the given accuracy; BMM on each at +gain (a different window per seed); ``override`` maps
+    (anchor, variant, seed) to a BMM Predictions."""
+    result = bench.SuiteResult(name, [f"t{i}" for i in range(tasks)], EXPERT)
+    for anchor, acc, gain in anchors:
+        run = result.anchors[anchor] = anchor_run(anchor, fake(acc))
+        for variant in variants:
+            for seed in seeds:
+                test = (override or {}).get((anchor, variant, seed)) or fake(acc + gain - 0.002 * seed)
+                result.runs.append(bmm_run(run, variant, seed, test))
+    return result
+
+
+def verdict(c):
+    return c.verdict
+
+
+# -- the bootstrap --------------------------------------------------------------------------------------------------
 
 def test_relative_gain():
     assert bench.relative_gain(0.6, 0.5) == pytest.approx(0.2)
     assert bench.relative_gain(0.45, 0.5) == pytest.approx(-0.1)
-    assert bench.relative_gain(0.5, 0.5) == 0.0
     assert bench.relative_gain(0.3, 0.0) != bench.relative_gain(0.3, 0.0)  # NaN: no finite gain over a zero anchor
-    r = row("tiny8", 8, "ties", "data", 0.55, 0.6985)
-    assert r["relative_gain"] == pytest.approx(0.27)  # the paper's "27% over weak anchors" is this quantity
 
 
-def test_benchmark_claims_hold_on_a_clean_sweep():
-    rows = sweep()
-    claims = bench.benchmark_claims(rows, "tiny8")
-    assert verdicts(claims) == ["held", "held", "held", "held"]
-    assert "task_arithmetic 50.00% → 60.00% (+20.0%)" in claims[0].evidence
-    assert "weak task_arithmetic +20.0%, ties +14.5%" in claims[2].evidence and "27%" in claims[2].evidence
-    assert "tiny20 (20 tasks, data): beats 3/3 anchors" in claims[3].evidence
-    headline = bench.benchmark_headline(rows, "tiny8")
-    assert headline["value"] == pytest.approx(0.01 / 0.7)  # the smallest gain: TSV's
-    assert "data-assisted" in headline["name"] and "tsv" in headline["name"]
-    table = bench.comparison_table(rows)
-    assert len(table) == 9 and table[0]["BMM-data"] == 0.6 and table[0]["gain free"] == pytest.approx(0.2)
-    summary = bench.suite_summary(rows)
-    assert [(s["suite"], s["variant"], s["won"]) for s in summary][:2] == [("tiny8", "data", 3), ("tiny8", "free", 3)]
+def test_joint_bootstrap_resamples_like_the_protocol():
+    a, b = fake(0.62), fake(0.55, offset=0.1)
+    boot = bench.bootstrap_accuracy([a, b])
+    ours = bench._interval(100 * (boot[0] - boot[1]), 100 * (a.mean_accuracy() - b.mean_accuracy()))
+    theirs = protocol.paired_difference(a, b)  # plain accuracy, the same seed: the same resamples
+    assert ours["low"] == pytest.approx(theirs.low) and ours["high"] == pytest.approx(theirs.high)
+    rel = bench.relative_gain_interval(a, b)
+    assert rel["diff"] == pytest.approx((0.62 - 0.55) / 0.55) and rel["low"] < rel["diff"] < rel["high"]
+    assert bench.agreement(a, a) == 1.0 and bench.agreement(a, b) < 1.0
+    with pytest.raises(NbmergeError, match="different examples"):
+        other = fake(0.5)
+        other.labels["a"] = other.labels["a"][::-1].copy()
+        bench.bootstrap_accuracy([a, other])
 
 
-def test_benchmark_claims_that_do_not_hold():
-    # a loss at 20 tasks: claim 1 (read on tiny8) holds, claim 2 does not
-    claims = bench.benchmark_claims(sweep(loser=("tiny20", "tsv")), "tiny8")
-    assert verdicts(claims) == ["held", "held", "held", "did not hold"]
-    assert "tiny20 (20 tasks, data): beats 2/3 anchors" in claims[3].evidence
-    # a loss on the claim suite: both variants fail claim 1 and name the anchor not beaten
-    claims = bench.benchmark_claims(sweep(loser=("tiny8", "ties")), "tiny8")
-    assert verdicts(claims)[:2] == ["did not hold", "did not hold"] and "Not beaten: ties" in claims[0].evidence
-    # the largest gains over strong anchors: the weak-anchor claim fails
-    rows = [row("tiny8", 8, "task_arithmetic", "data", 0.5, 0.51), row("tiny8", 8, "tsv", "data", 0.5, 0.6)]
-    assert verdicts(bench.benchmark_claims(rows, "tiny8"))[2] == "did not hold"
-    # a tie is not a win (MIN_GAIN = 0, strict)
-    rows = [row("tiny8", 8, "task_arithmetic", "data", 0.5, 0.5)]
-    assert verdicts(bench.benchmark_claims(rows, "tiny8"))[0] == "did not hold"
+# -- B1, B2 ---------------------------------------------------------------------------------------------------------
+
+def test_b1_holds_when_bmm_beats_every_tuned_anchor_at_every_seed():
+    results = {"text8": suite()}
+    claims = bench.benchmark_claims(results, "text8")
+    assert [c.id for c in claims] == ["B1", "B1", "B1", "B2"]
+    assert [verdict(c) for c in claims] == ["held", "held", "held", "not tested"]
+    assert "seed 0 +" in claims[0].evidence and "tsv (α* = 1)" in claims[0].evidence
+    assert "ablated" in claims[0].evidence and "3 search seeds" in claims[0].evidence
+    assert claims[0].ours.startswith("task_arithmetic +") and claims[0].paper.startswith("ViT-L/14")
+    assert "arXiv 2605.12843" in claims[0].source and "BRIEF" not in claims[0].source
+    # the relative gain: largest over a weak anchor (TA: 0.12 / 0.50), with an interval
+    assert "largest over a weak anchor +24.0%" in claims[2].ours and "reported, not tested" in claims[2].evidence
+    assert bench.NOT_IN_DEFAULT in claims[3].evidence
+    headline = bench.benchmark_headline(results, "text8")
+    assert "tsv" in headline["name"] and headline["value"] == pytest.approx(100 * np.mean(
+        [(0.02 - 0.002 * s) / 0.9 for s in range(3)]), abs=0.1)  # windows round to whole examples
+    table = bench.comparison_table(results)
+    assert len(table) == 6 and {r["verdict"] for r in table} == {"held"}
 
 
-def test_benchmark_claims_not_tested():
-    rows = [row("micro", 3, "task_arithmetic", "data", 0.5, 0.6), row("micro", 3, "ties", "data", 0.5, 0.6)]
-    claims = bench.benchmark_claims(rows, "micro")
-    # only data-assisted ran; only weak anchors ran; one 3-task suite is no sweep to 20 tasks
-    assert verdicts(claims) == ["held", "not tested", "not tested", "not tested"]
-    assert "variants" in claims[1].evidence and "micro (3 tasks)" in claims[3].evidence
-    # two suites that stop short of 20 tasks are not a test of claim 2 either
-    short = [r for r in sweep() if r["suite"] != "tiny20"]
-    assert verdicts(bench.benchmark_claims(short, "tiny8"))[3] == "not tested"
-    assert "data-free" in bench.benchmark_headline([r for r in sweep() if r["variant"] == "free"], "tiny8")["name"]
+def test_b1_fails_on_one_seed_and_is_not_tested_when_bmm_is_its_anchor():
+    # one seed of one anchor loses: the data-assisted claim fails and names it; data-free still holds
+    loss = {("tsv", "data", 1): fake(0.66)}
+    claims = bench.benchmark_claims({"text8": suite(override=loss)}, "text8")
+    assert [verdict(c) for c in claims[:2]] == ["did not hold", "held"]
+    assert "Not beaten at every seed: tsv" in claims[0].evidence
+    # a gain inside the noise does not count: +4 examples per task, but 44 that change either way
+    tiny = {("tsv", "data", s): fake(0.71, offset=0.05) for s in range(3)}
+    assert verdict(bench.claim_b1(suite(override=tiny), "data")) == "did not hold"
+    # BMM collapsed onto its anchor at every seed: that anchor is not testable, so neither is B1
+    same = {("ties", "free", s): fake(0.55) for s in range(3)}
+    c = bench.claim_b1(suite(override=same), "free")
+    assert verdict(c) == "not tested" and "collapsed" in c.evidence and "Not testable: ties" in c.evidence
+    # a variant that did not run
+    c = bench.claim_b1(suite(variants=("data",)), "free")
+    assert verdict(c) == "not tested" and "variants" in c.evidence
 
 
-def srow(strategy, seed, test, seconds, trials=20, val=None):
-    return {"strategy": strategy, "seed": seed, "trials": trials, "val": test if val is None else val, "test": test,
-            "seconds": seconds, "merge_s": 0.01, "eval_s": 1.0, "optimiser_s": 0.1, "anchor_val": 0.4,
-            "anchor_test": 0.4, "convergence": [0.4] * trials}
+def test_b1_with_the_scale_given_to_the_anchor_too():
+    result = bench.SuiteResult("text8", list(TASKS), EXPERT, with_scale=True)
+    anchor = result.anchors["tsv"] = anchor_run("tsv", fake(0.60))
+    # BMM beats the anchor at α* but not the anchor at α*·s* (re-scaling alone explains the gain)
+    for seed in range(3):
+        result.runs.append(bmm_run(anchor, "data", seed, fake(0.66), control=fake(0.67), s=1.3))
+    c = bench.claim_b1(result, "data")
+    assert verdict(c) == "did not hold" and "α*·s*" in c.evidence and "searched its assembly scale" in c.evidence
 
 
-def test_search_claims():
-    rows = [srow("bayes", 0, 0.62, 20), srow("bayes", 1, 0.60, 22), srow("shared", 0, 0.58, 20),
-            srow("shared", 1, 0.59, 20), srow("random", 0, 0.55, 19), srow("random", 1, 0.57, 19),
-            srow("grid", 0, 0.60, 230, trials=225)]
-    claims = bench.search_claims(rows)
-    assert verdicts(claims) == ["held", "held", "held"]
-    assert "11.0× lower" in claims[0].evidence and "[60.00–62.00]" in claims[0].evidence
+def test_weak_anchor_gains_can_fail_and_collapse_is_not_tested():
+    # larger relative gains over the strong anchor: fails
+    strong_gains = (("task_arithmetic", 0.50, 0.01), ("tsv", 0.60, 0.10))
+    assert verdict(bench.claim_b1_weak(suite(anchors=strong_gains))) == "did not hold"
+    # BMM lands on one model whatever the anchor: a larger gain over the weaker anchor is then no test
+    one = fake(0.75)
+    same = {(a, v, s): one for a in ("task_arithmetic", "tsv") for v in ("data", "free") for s in range(3)}
+    c = bench.claim_b1_weak(suite(anchors=(("task_arithmetic", 0.5, 0), ("tsv", 0.7, 0)), override=same))
+    assert verdict(c) == "not tested" and "same model from weak and strong anchors" in c.evidence
+    # only weak anchors ran
+    c = bench.claim_b1_weak(suite(anchors=(("task_arithmetic", 0.5, 0.1), ("ties", 0.55, 0.1))))
+    assert verdict(c) == "not tested" and "one other anchor" in c.evidence
+
+
+def test_b2_needs_suites_up_to_20_tasks_and_every_suite_to_hold():
+    sweep = {"text8": suite("text8", tasks=8), "text14": suite("text14", tasks=14), "text20": suite("text20", tasks=20)}
+    c = bench.claim_b2(sweep)
+    assert verdict(c) == "held" and c.suite == "text8, text14, text20" and "20 tasks" in c.ours
+    sweep["text20"] = suite("text20", tasks=20, override={("ties", "free", 2): fake(0.5)})
+    c = bench.claim_b2(sweep)
+    assert verdict(c) == "did not hold" and "ties not beaten" in c.evidence
+    short = {"text8": suite("text8", tasks=8), "text14": suite("text14", tasks=14)}
+    c = bench.claim_b2(short)
+    assert verdict(c) == "not tested" and "stop short of 20" in c.evidence
+
+
+# -- B3, B4 ---------------------------------------------------------------------------------------------------------
+
+def search_run(test, seconds, trials):
+    """A search whose trials took ``seconds`` in all (evaluation only, as logged)."""
+    logged = [SimpleNamespace(seconds=99.0, search_seconds=0.0, metrics={"merge_seconds": 0.0,
+                                                                          "eval_seconds": seconds / trials})
+              for _ in range(trials)]
+    return SimpleNamespace(test_predictions=test, search=SimpleNamespace(trials=logged),
+                           test_accuracy=test.mean_accuracy())
+
+
+def strategies(bo=0.70, grid=0.62, shared=0.64, random=0.60, bo_seconds=30.0, grid_seconds=400.0, budget=8,
+               grid_points=49):
+    anchor = anchor_run("task_arithmetic", fake(0.5))
+    result = bench.StrategyResult("text8", EXPERT, anchor, budget=budget, grid_points=grid_points)
+    result.runs.append(("grid", 0, search_run(fake(grid), grid_seconds, grid_points)))
+    for seed in range(3):
+        result.runs.append(("bayes", seed, search_run(fake(bo - 0.002 * seed), bo_seconds, budget)))
+        result.runs.append(("shared", seed, search_run(fake(shared), bo_seconds, budget)))
+        result.runs.append(("random", seed, search_run(fake(random, offset=0.05 * seed), bo_seconds, budget)))
+    return result
+
+
+def test_b3_b4_hold_when_bo_beats_every_baseline_at_every_seed():
+    claims = bench.search_claims(strategies())
+    assert [c.id for c in claims] == ["B3", "B4", "B4"]
+    assert [verdict(c) for c in claims] == ["held", "held", "held"]
+    assert "here: 8 BO iterations against a 49-configuration grid" in claims[0].claim
+    assert "225" in claims[0].claim and "grid/BO wall time 13.33" in claims[0].evidence
+    assert "seed 2 +" in claims[1].evidence and "arXiv 2605.12843" in claims[1].source
+    paper = strategies(budget=20, grid_points=225, grid_seconds=900)
+    assert bench.claim_b3(paper).claim.endswith("at much lower wall time")
+
+
+def test_b3_b4_fail_or_are_not_tested():
+    # BO more accurate but not 5× faster
+    assert verdict(bench.claim_b3(strategies(bo_seconds=100.0))) == "did not hold"
+    # the grid less than 5× BO's trials: the time part cannot be a test
+    c = bench.claim_b3(strategies(grid_points=30, grid_seconds=400.0))
+    assert verdict(c) == "not tested" and "fewer than 5× BO's 8 trials" in c.evidence
+    # ... but an accuracy loss fails it all the same
+    assert verdict(bench.claim_b3(strategies(bo=0.60, grid=0.70, grid_points=30))) == "did not hold"
+    # BO and the grid end on the same model: not tested
+    c = bench.claim_b3(strategies(bo=0.62, grid=0.62))
+    assert verdict(c) in ("not tested", "did not hold")
+    same = strategies(grid=0.70)
+    same.runs = [r for r in same.runs if r[0] != "bayes"] + [("bayes", s, search_run(fake(0.70), 30.0, 8))
+                                                             for s in range(3)]
+    c = bench.claim_b3(same)
+    assert verdict(c) == "not tested" and "collapsed" in c.evidence
+    # the shared λ as good as BO: B4 (shared) does not hold; no random search: not tested
+    result = strategies(shared=0.72)
+    assert verdict(bench.claim_b4(result, "shared")) == "did not hold"
+    result.runs = [r for r in result.runs if r[0] != "random"]
+    assert verdict(bench.claim_b4(result, "random")) == "not tested"
+    only_bo = strategies()
+    only_bo.runs = [r for r in only_bo.runs if r[0] == "bayes"]
+    assert [verdict(c) for c in bench.search_claims(only_bo)] == ["not tested"] * 3
+
+
+def test_strategy_tables():
+    rows = [{"strategy": s, "seed": k, "trials": 8, "val": v, "test": v, "seconds": 30.0, "merge_s": 0.01,
+             "eval_s": 1.0, "optimiser_s": 0.1, "anchor_val": 0.4, "convergence": [0.4] * 8}
+            for s, k, v in (("bayes", 0, 0.62), ("bayes", 1, 0.60), ("grid", 0, 0.58))]
     summary = {s["strategy"]: s for s in bench.strategy_summary(rows)}
     assert summary["bayes"]["test"] == pytest.approx(0.61) and summary["grid"]["runs"] == 1
-    assert bench.search_headline(rows)["value"] == pytest.approx(1.0)  # BO − grid, points
+    assert summary["bayes"]["test over seeds (%)"].startswith("61.00 ± 1.41")
     assert bench.timing_table(rows)[0]["eval / merge"] == pytest.approx(100)
-    # BO better but not 5× faster; BO not better than the shared λ
-    slow = [srow("bayes", 0, 0.62, 100), srow("grid", 0, 0.60, 300, trials=225), srow("shared", 0, 0.62, 90)]
-    assert verdicts(bench.search_claims(slow))[:2] == ["did not hold", "did not hold"]
-    # BO faster but the grid is more accurate
-    worse = [srow("bayes", 0, 0.59, 20), srow("grid", 0, 0.60, 300, trials=225)]
-    assert verdicts(bench.search_claims(worse)) == ["did not hold", "not tested", "not tested"]
-    only_bo = [srow("bayes", 0, 0.6, 20)]
-    assert verdicts(bench.search_claims(only_bo)) == ["not tested"] * 3
-    assert bench.search_headline(only_bo)["name"] == "BO test accuracy"
+    assert bench.plot_convergence(rows, 8).axes
 
 
 # -- configuration and parameters -----------------------------------------------------------------------------------
@@ -126,13 +241,14 @@ def test_gram_source_keeps_data_for_an_anchor_that_needs_it():
     assert bench.gram_source("task_arithmetic", "data")[0] == "data"
     assert bench.gram_source("task_arithmetic", "free")[0] == "task_vector"
     assert bench.gram_source("regmean", "free") == ("hybrid", 0.0)
+    assert bench.anchor_params("wudi", 300) == {"iters": 300} and bench.anchor_params("ties", 300) == {}
     with pytest.raises(NbmergeError, match="variant"):
         bench.gram_source("ties", "both")
 
 
 def test_configs_validate():
-    config = bench.BenchmarkConfig(suites=["tiny8"], anchors=["ties"])
-    assert config.suites == ("tiny8",) and config.anchors == ("ties",)
+    config = bench.BenchmarkConfig(suites=["text8"], anchors=["ties"], search_seeds=3, seed=4)
+    assert config.suites == ("text8",) and config.anchors == ("ties",) and config.seeds == [4, 5, 6]
     with pytest.raises(NbmergeError, match="must be one of suites"):
         bench.BenchmarkConfig(suite="micro")
     with pytest.raises(NbmergeError, match="unknown"):
@@ -143,19 +259,28 @@ def test_configs_validate():
         bench.BenchmarkConfig(variants=["data", "dataless"])
     with pytest.raises(NbmergeError, match="n_initial"):
         bench.BenchmarkConfig(budget=3, n_initial=4)
+    with pytest.raises(NbmergeError, match="search_seeds"):
+        bench.BenchmarkConfig(search_seeds=0)
     with pytest.raises(NbmergeError, match="parameter 'budget'"):
         bench.SearchConfig(budget="20")
     with pytest.raises(NbmergeError, match="strategies"):
         bench.SearchConfig(strategies=["bayes", "annealing"])
     with pytest.raises(NbmergeError, match="variant"):
         bench.SearchConfig(variant="task_vector")
+    assert bench.solve_benchmark(None, bench.SearchConfig()) == []  # no timing unless asked: a warm rerun computes none
+    assert bench.SearchConfig(grid_size=15, with_scale=True).grid_points == 225
+    assert bench.SearchConfig(grid_size=15, with_scale=False).grid_points == 15
 
 
-def test_log_names_follow_the_settings(tmp_path):
-    one = bench.log_file(str(tmp_path), "tiny8", "ties", "data", "bayes", 0, {"budget": 12})
-    assert one == bench.log_file(str(tmp_path), "tiny8", "ties", "data", "bayes", 0, {"budget": 12})
-    assert one != bench.log_file(str(tmp_path), "tiny8", "ties", "data", "bayes", 0, {"budget": 20})
-    assert one.parent == tmp_path and one.name.startswith("tiny8-ties-data-bayes-seed0-")
+def _layers(name, profile):
+    import yaml
+
+    out = {}
+    for layer in ("default", profile):
+        if layer:
+            out.update((yaml.safe_load((REPO / "notebooks" / "parameters" / f"{layer}.yaml").read_text()) or {})
+                       .get(name, {}))
+    return out
 
 
 @pytest.mark.parametrize("name, config_class", [("bmm_benchmark", bench.BenchmarkConfig),
@@ -169,12 +294,37 @@ def test_notebook_parameters_match_the_config(name, config_class):
     assert {"checkpoints", "data_root"} <= set(declared)
     declared = {k: v for k, v in declared.items() if k not in ("checkpoints", "data_root")}
     assert set(declared) == {f.name for f in fields(config_class)}
-    assert {"suite", "device", "seed", "smoke"} <= set(declared)
-    config_class(**declared)  # the notebook's own defaults are a valid config
+    # the notebook's defaults are the config's defaults (and a valid config)
+    defaults = {f.name: f.default for f in fields(config_class)}
+    assert {k: tuple(v) if isinstance(v, list) else v for k, v in declared.items()} == defaults
     for smoke in (False, True):
         resolved = resolve_parameters([path], REPO / "notebooks" / "parameters", smoke, {})[name]
         config_class(**{**declared, **resolved})  # ... and so are the report's layers
     assert resolved["suite"] == "micro"
+    for profile in ("", "paper"):
+        config_class(**{**declared, **_layers(name, profile)})
+    # no notebook text cites files outside the repository
+    text = path.read_text()
+    for outside in ("BRIEF.md", "METHODS.md", "ZOO_NOTES.md", "tiny ViT"):
+        assert outside not in text
+
+
+def test_the_profiles_scale():
+    default = bench.BenchmarkConfig(**_layers("bmm_benchmark", ""))
+    paper = bench.BenchmarkConfig(**_layers("bmm_benchmark", "paper"))
+    assert default.suites == ("text8",) and default.search_seeds >= 3 and not default.with_scale
+    assert {"task_arithmetic", "ties"} & set(default.anchors) and set(default.anchors) - set(bench.WEAK_ANCHORS)
+    assert paper.suites == ("text8", "text14", "text20") and paper.budget == 20 and paper.search_seeds >= 3
+    assert set(paper.anchors) == set(bench.ANCHORS) and paper.with_scale and paper.val_examples == 0
+    search = bench.SearchConfig(**_layers("bmm_search", ""))
+    assert search.repeats >= 3 and search.grid_points >= bench.MUCH_LOWER_FACTOR * search.budget
+    # the search notebook's BO runs are the benchmark's (the same logs): the same search in every respect
+    same = ("budget", "n_initial", "with_scale", "val_examples", "gram_examples", "gram_seed", "by_depth", "seed")
+    assert all(getattr(search, k) == getattr(default, k) for k in same)
+    assert search.anchor in default.anchors and search.variant in default.variants
+    paper_search = bench.SearchConfig(**_layers("bmm_search", "paper"))
+    assert paper_search.budget == 20 and paper_search.grid_points == 225 and paper_search.repeats >= 3
+    assert all(getattr(paper_search, k) == getattr(paper, k) for k in same)  # shared there too
 
 
 # -- end to end on the micro zoo ------------------------------------------------------------------------------------
@@ -187,6 +337,8 @@ def micro(micro_cache):
 
 
 def test_hybrid_with_beta_zero_is_the_task_vector_gram(micro):
+    import torch
+
     from nbmerge.experiments.tour import expert_grams, load_models
     from nbmerge.methods.bmm import BMMSolver, run_anchor
 
@@ -202,57 +354,68 @@ def test_hybrid_with_beta_zero_is_the_task_vector_gram(micro):
         torch.testing.assert_close(a[key], b[key], rtol=1e-5, atol=1e-6)
 
 
-def test_benchmark_notebook_steps_on_micro(micro_cache, tmp_path, capsys):
-    logs = tmp_path / "logs"
-    config = bench.BenchmarkConfig(suite="micro", suites=["micro"], anchors=["task_arithmetic", "regmean"],
-                                   budget=2, n_initial=1, gram_examples=32, wudi_steps=5, smoke=True,
-                                   logs=str(logs), cache=str(micro_cache))
-    rows = bench.benchmark(config, log=lambda *_: None)
-    assert [(r["anchor"], r["variant"], r["gram"]) for r in rows] == [
-        ("task_arithmetic", "data", "data"), ("task_arithmetic", "free", "task_vector"),
-        ("regmean", "data", "data"), ("regmean", "free", "hybrid")]
-    for r in rows:
-        assert r["suite"] == "micro" and r["tasks"] == 3 and r["trials"] == 2 and r["replayed"] == 0
-        assert 0 <= r["anchor_test"] <= 1 and 0 <= r["bmm_test"] <= 1 and 0 < r["experts"] <= 1
-        assert r["relative_gain"] == pytest.approx((r["bmm_test"] - r["anchor_test"]) / r["anchor_test"])
-        assert r["bmm_normalized"] > 0 and set(r["lambdas"]) == {"attn_in", "attn_out", "mlp_in", "mlp_out"}
-    # the anchor is the same model in both variants (RegMean keeps its data Grams in the data-free row)
-    assert rows[2]["anchor_test"] == rows[3]["anchor_test"] and rows[0]["anchor_test"] == rows[1]["anchor_test"]
-    assert len(list(logs.glob("micro-*.jsonl"))) == 4
-    # rerun: every trial comes from the logs, the numbers are the same
-    again = bench.benchmark(config, log=lambda *_: None)
-    assert all(r["replayed"] == 2 for r in again)
-    assert [r["bmm_test"] for r in again] == [r["bmm_test"] for r in rows]
-    claims = bench.benchmark_claims(rows, "micro")
-    assert verdicts(claims)[3] == "not tested" and all(c.verdict in ("held", "did not hold") for c in claims[:3])
-    for plot in (bench.plot_accuracy_per_anchor, bench.plot_task_count):
-        assert plot(rows).axes
+def test_benchmark_notebook_steps_on_micro(micro_cache, tmp_path):
+    config = bench.BenchmarkConfig(suite="micro", suites=["micro"], anchors=["regmean"], budget=2, n_initial=1,
+                                   search_seeds=2, gram_examples=32, wudi_steps=5, val_examples=50, smoke=True,
+                                   cache=str(micro_cache))
+    results = bench.benchmark(config, log=lambda *_: None)
+    result = results["micro"]
+    assert [(x.anchor, x.variant, x.seed, x.tuning.settings["gram"]) for x in result.runs] == [
+        ("regmean", "data", 0, "data"), ("regmean", "data", 1, "data"),
+        ("regmean", "free", 0, "hybrid"), ("regmean", "free", 1, "hybrid")]
+    anchor = result.anchors["regmean"]
+    assert anchor.alpha in protocol.SCALE_GRID and anchor.tuned.recipe["grams"] == protocol.gram_name(32, 0)
+    for x in result.runs:
+        # BMM's prior is the α*-tuned anchor: the same trial-cache entry as the anchor's own test predictions
+        assert x.tuning.settings["anchor_params"]["scale"] == anchor.alpha
+        assert x.tuning.anchor_recipe == anchor.tuned.best
+        assert np.array_equal(x.tuning.anchor_predictions["test"].logits["digits"], anchor.test.logits["digits"])
+        assert len(x.tuning.search.trials) == 2 and "scale" not in x.tuning.search.best_params  # s ablated
+        log = x.tuning.search.log_path
+        assert log.parent.name == "bmm-logs" and log.parent.parent.parent.name == "trials"
+        assert set(x.decisions) == {"anchor"} and x.decisions["anchor"]["held"] in (True, False, None)
+    assert len({x.tuning.search.log_path for x in result.runs}) == 4
+    rows = bench.run_rows(results)
+    claims = bench.benchmark_claims(results, "micro")
+    assert [c.id for c in claims] == ["B1", "B1", "B1", "B2"] and claims[3].verdict == "not tested"
+    assert claims[2].verdict == "not tested"  # no strong anchor ran
+    assert bench.plot_accuracy_per_anchor(results).axes
+    assert bench.search_rows(results, "micro")[0]["anchor"] == "regmean"
+    # a second run with warm caches replays every search and evaluates nothing
+    again = bench.benchmark(config, log=lambda *_: None)["micro"]
+    assert again.evaluations == 0 and all(x.tuning.search.replayed == 2 for x in again.runs)
+    assert [x.test.mean_accuracy() for x in again.runs] == [x.test.mean_accuracy() for x in result.runs]
     out = tmp_path / "metrics.json"
-    finish("bmm_benchmark", headline=bench.benchmark_headline(rows, "micro"), claims=claims,
-           config=bench.as_dict(config), metrics={"rows": rows, "summary": bench.suite_summary(rows)}, out=out)
+    finish("bmm_benchmark", headline=bench.benchmark_headline(results, "micro"), claims=claims,
+           config=bench.as_dict(config), metrics={"runs": rows, "comparison": bench.comparison_table(results)},
+           out=out)
     record = json.loads(out.read_text())
-    assert record["parameters"]["anchors"] == ["task_arithmetic", "regmean"] and len(record["claims"]) == 4
+    assert record["parameters"]["anchors"] == ["regmean"] and len(record["claims"]) == 4
 
 
-def test_search_notebook_steps_on_micro(micro, micro_cache, tmp_path):
-    config = bench.SearchConfig(suite="micro", budget=3, n_initial=2, repeats=2, grid_size=2, gram_examples=32,
-                                variant="free", bench_vit_b32=False, smoke=True, logs=str(tmp_path / "logs"),
-                                cache=str(micro_cache))
-    rows = bench.compare_strategies(config, log=lambda *_: None)
-    assert [(r["strategy"], r["seed"], r["trials"]) for r in rows] == [
-        ("bayes", 0, 3), ("bayes", 1, 3), ("shared", 0, 3), ("shared", 1, 3), ("random", 0, 3), ("random", 1, 3),
-        ("grid", 0, 4)]
+def test_search_notebook_steps_on_micro(micro, micro_cache):
+    common = dict(budget=3, n_initial=2, gram_examples=32, val_examples=50, smoke=True, cache=str(micro_cache))
+    # the benchmark's searches on task arithmetic (data-assisted) are the search notebook's BO runs
+    bench.benchmark(bench.BenchmarkConfig(suite="micro", suites=["micro"], anchors=["task_arithmetic"],
+                                          variants=["data"], search_seeds=2, **common), log=lambda *_: None)
+    config = bench.SearchConfig(suite="micro", repeats=2, grid_size=3, bench_solves=True, **common)
+    result = bench.compare_strategies(config, log=lambda *_: None)
+    rows = bench.strategy_rows(result)
+    assert [(r["strategy"], r["seed"], r["trials"], r["replayed"]) for r in rows] == [
+        ("bayes", 0, 3, 3), ("bayes", 1, 3, 3), ("shared", 0, 3, 0), ("shared", 1, 3, 0), ("random", 0, 3, 0),
+        ("random", 1, 3, 0), ("grid", 0, 3, 0)]
     for r in rows:
         assert len(r["convergence"]) == r["trials"] and r["convergence"][-1] == r["val"]
-        assert r["seconds"] > 0 and r["merge_s"] > 0 and r["eval_s"] > 0
+        assert r["seconds"] > 0 and r["eval_s"] > 0
     shared = rows[2]["best_params"]
     assert len({shared[g] for g in ("attn_in", "attn_out", "mlp_in", "mlp_out")}) == 1  # one λ for every group
     assert rows[0]["best_params"] != rows[1]["best_params"]  # another seed, another search
-    claims = bench.search_claims(rows)
-    assert len(claims) == 3 and all(c.verdict in ("held", "did not hold") for c in claims)
-    assert bench.plot_convergence(rows, config.budget).axes
+    claims = bench.search_claims(result)
+    assert [c.id for c in claims] == ["B3", "B4", "B4"]
+    assert "3-configuration grid" in claims[0].claim and claims[0].verdict in ("not tested", "did not hold")
+    json.dumps({"runs": rows, "summary": bench.strategy_summary(rows), "timing": bench.timing_table(rows)})
+    again = bench.compare_strategies(config, log=lambda *_: None)
+    assert again.evaluations == 0 and [t.test_accuracy for _, _, t in again.runs] == [r["test"] for r in rows]
     solves = bench.solve_benchmark(micro, config)
     assert [s["model"] for s in solves] == ["zoo"]
     assert solves[0]["width"] == micro.arch.width and solves[0]["max_abs_difference"] < 1e-8
-    assert solves[0]["fast_ms_per_trial"] > 0 and solves[0]["method_ms_per_trial"] > 0
-    json.dumps({"runs": rows, "timing": bench.timing_table(rows), "solves": solves})

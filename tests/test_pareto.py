@@ -103,6 +103,68 @@ def test_em_converges_to_a_stationary_point_of_the_objective():
     assert theta.grad.abs().max() < 1e-8
 
 
+def _separated(params=3000, seed=0):
+    """Two tasks, two components each that differ in mean and in precision: in high dimension the plain mixture's
+    log-densities differ by thousands of nats."""
+    g = torch.Generator().manual_seed(seed)
+    base = torch.zeros(params, dtype=torch.float64)
+    means = 0.3 * torch.randn(2, 2, params, generator=g, dtype=torch.float64)
+    precisions = 1 + 4 * torch.rand(2, 2, params, generator=g, dtype=torch.float64)
+    precisions[:, 1] *= 1.3
+    return base, means, precisions
+
+
+def test_plain_mixture_is_one_hot_and_a_temperature_makes_it_informative():
+    base, means, precisions = _separated()
+    alphas = torch.tensor([[0.5, 0.5], [0.3, 0.7]], dtype=torch.float64)
+    spread = pareto.log_density_spread(base, means, precisions, alphas[:1])
+    assert spread.shape == (1, 2) and (spread > 100).all()  # thousands of nats: plain EM is a hard assignment
+    _, plain = pareto.mog_merge(base, means, precisions, alphas, return_info=True)
+    assert ((plain["responsibilities"] > 1 - 1e-12) | (plain["responsibilities"] < 1e-12)).all()
+    assert plain["iterations"] <= 2  # one M-step, then the responsibilities repeat
+    tau = float(spread.max())
+    theta, soft = pareto.mog_merge(base, means, precisions, alphas, temperature=tau, iterations=50,
+                                   responsibility_tol=1e-6, return_info=True)
+    r = soft["responsibilities"]
+    assert r.shape == (2, 2, 2) and torch.allclose(r.sum(2), torch.ones(2, 2, dtype=torch.float64))
+    assert (r.amax(2) < 0.99).all() and (r.amin(2) > 0.01).all()  # neither one-hot nor ...
+    assert (r - 0.5).abs().max() > 1e-3                          # ... the uniform (SoupIVON) weights
+    assert soft["iterations"] > 1 and (soft["row_iterations"] > 1).all()
+    # the merge differs from both ends of the temperature family
+    soup = pareto.gaussian_merge(base, *pareto.collapse(means, precisions), alphas)
+    hard = pareto.mog_merge(base, means, precisions, alphas)
+    assert (theta - soup).abs().max() > 1e-6 and (theta - hard).abs().max() > 1e-6
+    # τ → ∞: uniform responsibilities, whose M-step is SoupIVON-Hess
+    assert torch.allclose(pareto.mog_merge(base, means, precisions, alphas, temperature=1e12), soup, atol=1e-9)
+
+
+def test_log_density_spread_matches_the_component_densities():
+    base, means, precisions = _problem(tasks=2, components=3, params=50)
+    alphas = torch.tensor([[0.4, 0.6]], dtype=torch.float64)
+    soup = pareto.gaussian_merge(base, *pareto.collapse(means, precisions), alphas)
+    logn = pareto.component_log_densities(soup, base, means, precisions)
+    direct = torch.stack([torch.stack([
+        torch.distributions.Normal(means[t, k], precisions[t, k].rsqrt()).log_prob(soup[0]).sum()
+        for k in range(3)]) for t in range(2)])
+    assert torch.allclose(logn[0], direct, rtol=1e-6)  # log-determinants from float32 logs
+    assert torch.allclose(pareto.log_density_spread(base, means, precisions, alphas)[0],
+                          direct.amax(1) - direct.amin(1), rtol=1e-4)
+
+
+def test_em_in_batches_equals_one_batch():
+    base, means, precisions = _problem(params=60, spread=0.4)
+    alphas = pareto.simplex_grid(3, 4)
+    whole, info = pareto.mog_merge(base, means, precisions, alphas, temperature=20.0, return_info=True)
+    parts, part_info = pareto.mog_merge(base, means, precisions, alphas, temperature=20.0, batch=4, return_info=True)
+    assert torch.allclose(whole, parts, atol=1e-12, rtol=0)
+    assert torch.allclose(info["responsibilities"], part_info["responsibilities"], atol=1e-12)
+    assert torch.equal(info["row_iterations"], part_info["row_iterations"])
+    rows = [rows for rows, _, _ in pareto.iter_mog_merge(base, means, precisions, alphas, batch=4)]
+    assert [r.stop - r.start for r in rows] == [4, 4, 4, 3]
+    with pytest.raises(MethodError, match="batch must be a positive integer"):
+        pareto.mog_merge(base, means, precisions, alphas, batch=0)
+
+
 def test_mixture_weights_and_collapse():
     base, means, precisions = _problem(components=3)
     same = means[:, :1].expand(-1, 3, -1)
@@ -255,6 +317,76 @@ def test_config_rejects_bad_parameters():
         ParetoConfig(components="3")
     with pytest.raises(NbmergeError, match="must be ≥ 1"):
         ParetoConfig(front_divisions_2=0)
+    with pytest.raises(NbmergeError, match="temperatures must be positive"):
+        ParetoConfig(temperatures=[1.0, 0.0])
+
+
+# ------------------------------------------------------------------------------------- verdicts on fixed predictions
+
+def _predictions(correct_by_task, classes=4, seed=0):
+    """Predictions whose argmax is right exactly where ``correct_by_task[task]`` is True."""
+    from nbmerge.experiments.protocol import Predictions
+
+    rng = np.random.default_rng(seed)
+    logits, labels = {}, {}
+    for task, correct in correct_by_task.items():
+        correct = np.asarray(correct, bool)
+        y = rng.integers(0, classes, len(correct))
+        guess = np.where(correct, y, (y + 1) % classes)
+        z = np.zeros((len(correct), classes), np.float32)
+        z[np.arange(len(correct)), guess] = 1
+        logits[task], labels[task] = z, y
+    return Predictions(logits, labels)
+
+
+def _front(accuracies, n=400, seed=0, reverse=False):
+    """A front (row → Predictions) whose row i has exactly these per-task accuracies, on fixed labels (right on
+    the first examples, or on the last ones with ``reverse``)."""
+    out = {}
+    for i, acc in enumerate(accuracies):
+        right = {t: np.arange(n) < round(a * n) for t, a in zip("xy", acc)}
+        out[i] = _predictions({t: r[::-1] if reverse else r for t, r in right.items()}, seed=seed)
+    return out
+
+
+def test_front_comparison_held_not_held_and_not_tested():
+    from nbmerge.experiments.pareto import compare_fronts
+
+    tasks = ["x", "y"]
+    base = _predictions({t: np.arange(400) < 200 for t in tasks})            # 50% / 50%
+    good = _front([[0.9, 0.4], [0.8, 0.8], [0.4, 0.9]])
+    worse = _front([[0.9, 0.4], [0.6, 0.6], [0.4, 0.9]])
+    below = _front([[0.9, 0.4], [0.45, 0.45], [0.4, 0.9]])                    # nothing beats the base on both
+    below2 = _front([[0.85, 0.3], [0.48, 0.3], [0.3, 0.85]])
+    fronts = {"good": good, "worse": worse, "below": below, "below2": below2, "same": dict(good)}
+    held = compare_fronts(fronts, base, "good", "worse", tasks, n_boot=300)
+    assert held["held"] is True and held["interval"][0] > 0 and held["diff"] == pytest.approx(0.09 - 0.01)
+    assert compare_fronts(fronts, base, "worse", "good", tasks, n_boot=300)["held"] is False
+    zero = compare_fronts(fronts, base, "below", "below2", tasks, n_boot=300)
+    assert zero["held"] is None and "both hypervolumes are 0" in zero["why"]
+    same = compare_fronts(fronts, base, "good", "same", tasks, n_boot=300)
+    assert same["held"] is None and "same models" in same["why"]
+    # a front barely above another (right on other examples: not the same models) is a tie, not a win
+    close = _front([[0.9, 0.4], [0.6025, 0.6], [0.4, 0.9]], reverse=True)
+    tie = compare_fronts({"close": close, "worse": worse}, base, "close", "worse", tasks, n_boot=300)
+    assert tie["held"] is False and tie["interval"][0] <= 0 < tie["diff"]
+
+
+def test_gap_closed_held_not_held_and_not_tested():
+    from nbmerge.experiments.pareto import gap_closed
+
+    def model(acc, n=500):
+        return _predictions({t: np.arange(n) < round(a * n) for t, a in zip("xy", acc)})
+
+    simple, multitask = model([0.6, 0.6]), model([0.9, 0.9])
+    most = gap_closed(simple, model([0.85, 0.85]), multitask, ["x", "y"], n_boot=300)
+    assert most["held"] is True and most["share"] == pytest.approx(25 / 30) and most["interval"][0] > 0.5
+    some = gap_closed(simple, model([0.7, 0.7]), multitask, ["x", "y"], n_boot=300)
+    assert some["held"] is False and some["share"] == pytest.approx(1 / 3)
+    none = gap_closed(simple, model([0.7, 0.7]), model([0.602, 0.6]), ["x", "y"], n_boot=300)
+    assert none["held"] is None and "no gap to close" in none["why"]
+    chance = gap_closed(model([0.25, 0.25]), model([0.7, 0.7]), multitask, ["x", "y"], n_boot=300)
+    assert chance["held"] is None and "chance" in chance["why"]
 
 
 # ------------------------------------------------------------------------------------------- micro zoo, end to end
@@ -332,19 +464,21 @@ def test_multitask_vertex_is_single_task_fine_tuning(micro):
 
 
 SMOKE = dict(suite="micro", tasks=("digits", "hebrew", "devanagari"), smoke=True, components=2, ivon_steps=3,
-             multitask_steps=3, sg_examples=8, em_iterations=5, multitask_divisions_2=2, multitask_divisions_3=1,
-             multitask_centroid=True, front_divisions_2=2, front_divisions_3=2, timing_divisions_2=100,
-             timing_divisions_3=2, eval_examples=40)
+             multitask_steps=3, sg_examples=8, em_iterations=5, temperatures=(0.5, 2.0), multitask_divisions_2=2,
+             multitask_divisions_3=1, multitask_centroid=True, front_divisions_2=2, front_divisions_3=1,
+             timing_divisions_2=0, timing_divisions_3=2, val_examples=40, bootstrap=200,
+             families=("simple", "ivon_hess", "soup_ivon_hess", "multi_ivon_hess", "adamw_simple", "adamw_sg_hess"))
 
 
 def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
-    """What notebooks/pareto.ipynb runs, with smoke-sized budgets, twice: the second run retrains nothing and
-    gives the same accuracies."""
+    """What notebooks/pareto.ipynb runs, with smoke-sized budgets, twice: the second run trains, merges and
+    evaluates nothing (trial cache and records) and gives the same numbers and verdicts."""
     import matplotlib
 
     matplotlib.use("Agg")
     from nbmerge.experiments import pareto as experiment
-    from nbmerge.experiments.common import finish
+    from nbmerge.experiments import protocol
+    from nbmerge.experiments.common import _jsonable, finish
     from nbmerge.zoo import posteriors
 
     config = experiment.ParetoConfig(**SMOKE, cache=str(micro_cache))
@@ -354,35 +488,59 @@ def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
         surrogates = experiment.prepare(zoo, config, log=lambda *_: None)
         results = [experiment.run_subset(zoo, index, surrogates, config, log=lambda *_: None)
                    for index in ([0, 1], [0, 1, 2])]
-        return surrogates, results
+        costs = experiment.cost_rows(results, surrogates)
+        return surrogates, results, costs, experiment.pareto_claims(results, costs, surrogates, config)
 
-    surrogates, results = run()
+    surrogates, results, costs, claims = run()
     two, three = results
-    assert two["timing"]["alphas"] == 101 and len(two["alphas"]) == 3 and len(three["multitask"]["alphas"]) == 4
+    assert len(two["alphas"]) == 3 and len(three["multitask"]["alphas"]) == 4 and two["timing"]["alphas"] == 3
+    assert three["timing"]["alphas"] == 6  # timed separately (divisions 2); the 2-task front by its own merges
+    names = experiment.front_names(config)
+    assert names[:4] == ["simple@0", "simple@1", "ivon_hess@0", "ivon_hess@1"] and "multi_ivon_hess_plain" in names
     for result in results:
-        assert set(result["fronts"]) == set(experiment.FAMILIES)
+        assert set(result["fronts"]) == set(names)
         for front in result["fronts"].values():
             acc = np.array(front["accuracy"])
             assert acc.shape == (len(result["alphas"]), len(result["tasks"])) and ((0 <= acc) & (acc <= 1)).all()
-        rows = {q["family"]: q for q in result["quality"]}
-        assert rows["multitask"]["gap"] == 0 and all(q["gap"] >= 0 and q["hypervolume_nadir"] >= 0
-                                                     for q in rows.values())
-    costs = experiment.cost_rows(results, surrogates)
-    claims = experiment.pareto_claims(results, costs, surrogates)
-    assert len(claims) == 4 and all(c.verdict in ("held", "did not hold", "not tested") for c in claims)
-    assert all(c.evidence for c in claims)
+        rows = {q["front"]: q for q in result["quality"]}
+        assert rows["multitask"]["gap"] == 0 and all(q["gap"] >= 0 for q in rows.values())
+        assert all(q["hypervolume_low"] <= q["hypervolume"] + 1e-12 for q in rows.values())
+        # every α chosen on validation among the multitask α, for every front and for multitask
+        assert all(q["val_alpha"] in [[round(a, 3) for a in alpha] for alpha in result["multitask_alphas"]]
+                   for q in rows.values())
+        temperature = result["temperature"]
+        assert temperature["scale"] > 0 and len(temperature["candidates"]) == 2
+        assert temperature["chosen"]["factor"] in (0.5, 2.0)
+        best = max(temperature["candidates"], key=lambda c: c["val_accuracy"])
+        assert temperature["chosen"]["factor"] == best["factor"]
+        for records in result["em"].values():  # a responsibility per α, task and run, summing to 1
+            r = np.array([rec["responsibilities"] for rec in records])
+            assert r.shape == (len(result["alphas"]), len(result["tasks"]), 2) and np.allclose(r.sum(-1), 1)
+        assert len(experiment.responsibility_rows(result)) == 2 * len(result["alphas"]) * len(result["tasks"])
+    assert [c.id for c in claims] == ["P1", "P2", "P3"]
+    assert all(c.verdict in ("held", "did not hold", "not tested") and c.evidence and c.suite == "micro"
+               for c in claims)
+    assert not any("BRIEF" in c.source or "METHODS" in c.source for c in claims)
+    metrics = experiment.metrics(results, costs, surrogates)
+    json.dumps(_jsonable(metrics))
     record = finish("pareto", headline=experiment.headline(results), claims=claims, config=experiment.as_dict(config),
-                    metrics={"subsets": results, "costs": costs}, out=tmp_path / "metrics.json")
+                    metrics=metrics, out=tmp_path / "metrics.json")
     assert json.loads((tmp_path / "metrics.json").read_text())["headline"]["value"] == record["headline"]["value"]
     experiment.plot_front_2d(two)
     experiment.plot_front_3d(three)
+    experiment.plot_responsibilities(two)
 
     _forbid(monkeypatch, posteriors, "train_ivon", "squared_gradient_precision", "multitask_finetune")
-    _, again = run()
+    _forbid(monkeypatch, protocol, "evaluate_predictions")
+    _forbid(monkeypatch, experiment, "merge_family")
+    _forbid(monkeypatch, experiment.pareto, "iter_mog_merge", "log_density_spread")
+    _, again, costs_again, claims_again = run()
     for first, second in zip(results, again):
         assert {f: v["accuracy"] for f, v in first["fronts"].items()} == \
             {f: v["accuracy"] for f, v in second["fronts"].items()}
         assert first["multitask"]["accuracy"] == second["multitask"]["accuracy"]
+        assert first["timing"]["seconds"] == second["timing"]["seconds"] and first["em"] == second["em"]
+    assert [(c.verdict, c.ours) for c in claims] == [(c.verdict, c.ours) for c in claims_again]
 
 
 def test_tour_preview_shows_the_three_families(micro):

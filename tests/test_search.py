@@ -315,7 +315,7 @@ def test_tune_bmm_end_to_end_is_honest(micro, tmp_path, grams):
     # honesty: every logged value is the validation accuracy of the logged parameters, re-merged from scratch
     _, logged = read_log(log)
     for trial in logged:
-        state = merge_params(result.solver, trial.params, groups)
+        state = merge_params(result.build_solver(), trial.params, groups)
         assert evaluator.evaluate(state, "val")["mean"]["accuracy"] == trial.value
         assert trial.metrics["merge_seconds"] > 0 and trial.metrics["eval_seconds"] > 0
     assert result.val_accuracy == result.search.best_value
@@ -335,7 +335,7 @@ def test_tune_bmm_end_to_end_is_honest(micro, tmp_path, grams):
     assert summary["gram"] == grams and summary["anchor_test_accuracy"] > 0 and summary["out"] == str(out)
     assert {"merge_s_median", "eval_s_median", "optimiser_s_median"} <= set(summary["timing"])
     json.dumps(summary)
-    timed = time_trial(result.solver, evaluator, best, groups, repeats=1)
+    timed = time_trial(result.build_solver(), evaluator, best, groups, repeats=1)
     assert timed["merge_seconds"] > 0 and timed["eval_seconds"] > 0
     if grams == "task_vector":
         # the same log resumes (here: is complete) and a different anchor is refused

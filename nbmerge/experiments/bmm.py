@@ -1,6 +1,6 @@
 """The logic behind the BMM notebooks: the outer search over block-tied λ groups and an assembly scale.
 
-BMM (arXiv 2605.12843, METHODS.md §11) tunes one log10 ρ per functional group of linear modules (attention-in,
+BMM (arXiv 2605.12843) tunes one log10 ρ per functional group of linear modules (attention-in,
 attention-out, MLP-in, MLP-out, optionally split by depth) and a global assembly scale s, maximising the mean
 validation accuracy over tasks. The inner merge is ``nbmerge.methods.bmm.BMMSolver`` (factorised once, a trial is
 matrix products only); the search is ``nbmerge.search`` (seeded, logged, resumable). Only the validation split
@@ -16,18 +16,21 @@ from pathlib import Path
 from statistics import mean, median
 from typing import Optional, Sequence
 
+import numpy as np
 import torch
 
 from ..errors import MethodError, NbmergeError
 from ..io import StateDict, save_state_dict
-from ..methods.bmm import MODULE_TYPES, BMMSolver, module_groups, parse_anchor_params, run_anchor
+from ..methods.bmm import MODULE_TYPES, BMMSolver, module_groups, module_type, parse_anchor_params, run_anchor
+from ..registry import get_method
 from ..search import DEFAULT_GRID, SearchResult, Space, search
 from ..walker import Walk, resolve_device
+from .protocol import Predictions, TrialCache, _digest, gram_name, method_recipe
 from .tour import expert_grams, load_models
 
-# log10 ρ with λ = ρ·tr(Σ_t G_t)/d_in: METHODS.md §11's normalised range [D]. At −4, λ is 10⁻⁴ of the mean
-# eigenvalue of ΣG (practically RegMean); at 2, a hundred times it (practically the anchor). The normalisation
-# makes one range fit every module and both Gram sources.
+# log10 ρ with λ = ρ·tr(Σ_t G_t)/d_in: a normalised range (our choice; the paper does not publish one). At −4, λ
+# is 10⁻⁴ of the mean eigenvalue of ΣG (practically RegMean); at 2, a hundred times it (practically the anchor).
+# The normalisation makes one range fit every module and both Gram sources.
 RHO_BOUNDS = (-4.0, 2.0)
 # s multiplies the whole BMM update, θ = θ₀ + s·(θ_BMM − θ₀); s = 1 is the posterior mean. The anchor already
 # carries its own coefficient (task arithmetic's α), so s only corrects it: ±50% lets BO repair a mis-scaled
@@ -137,13 +140,26 @@ class BMMTuning:
     search: SearchResult
     lambdas: dict[str, float]          # log10 ρ per group at the best trial
     scale: float
-    val: dict                          # evaluator result of the best merge on the validation split
-    test: dict                         # ... on the test split (evaluated once, here)
+    val: dict                          # evaluator-style result of the best merge on the validation split
+    test: dict                         # ... on the test split (evaluated once, here, or read from the trial cache)
     anchor: dict                       # {"val": means, "test": means} of the anchor merge alone
     settings: dict
     timing: dict = field(default_factory=dict)
     out: Optional[Path] = None
-    solver: Optional[BMMSolver] = field(default=None, repr=False)  # to re-merge any logged point, or sample at it
+    solver: Optional[BMMSolver] = field(default=None, repr=False)  # built on demand: see build_solver()
+    val_predictions: Optional[Predictions] = field(default=None, repr=False)
+    test_predictions: Optional[Predictions] = field(default=None, repr=False)
+    anchor_predictions: dict = field(default_factory=dict, repr=False)   # {"val": Predictions, "test": ...}
+    recipe: dict = field(default_factory=dict)       # the trial-cache recipe of the best merge
+    anchor_recipe: dict = field(default_factory=dict)
+    _build: Optional[object] = field(default=None, repr=False)
+
+    def build_solver(self) -> BMMSolver:
+        """The factorised solver (to re-merge any logged point, or sample at it). A tuning replayed from its log and
+        the trial cache does not build it until asked."""
+        if self.solver is None:
+            self.solver = self._build()
+        return self.solver
 
     @property
     def val_accuracy(self) -> float:
@@ -169,59 +185,237 @@ class BMMTuning:
                 "out": str(self.out) if self.out else None}
 
 
+def as_result(preds: Predictions, expert: dict) -> dict:
+    """An ``Evaluator.evaluate``-style result (per-task and mean accuracy, NLL, ECE, normalized) from predictions."""
+    from ..metrics import expected_calibration_error
+
+    tasks = {}
+    for task in preds.tasks:
+        p = preds.probs(task)
+        y = preds.labels[task]
+        row = {"accuracy": float(preds.correct(task).mean()),
+               "nll": float(-np.log(np.clip(p[np.arange(len(y)), y], 1e-300, None)).mean()),
+               "ece": expected_calibration_error(torch.from_numpy(p), torch.from_numpy(y))}
+        if expert.get(task):
+            row["normalized_accuracy"] = row["accuracy"] / expert[task]
+        tasks[task] = row
+    keys = sorted({k for row in tasks.values() for k in row})
+    means = {k: float(np.mean([row[k] for row in tasks.values() if k in row])) for k in keys}
+    return {"split": preds.split, "tasks": tasks, "mean": means}
+
+
+def _default_scale(method: str) -> float:
+    param = get_method(method).params.get(SCALE)
+    return float(param.default) if param is not None else 1.0
+
+
+def linear_module_keys(base: StateDict) -> list[str]:
+    """The 2-D tensors with a known linear-module name: the keys BMM's search space is built from (read from the
+    base alone, so that a tuning replayed from its log needs no Grams and no solver)."""
+    return [k for k, v in base.items() if v.ndim == 2 and module_type(k) is not None]
+
+
+def cache_log_path(cache: TrialCache, settings: dict, space: Space, *, strategy: str, budget: Optional[int],
+                   seed: int, n_initial: Optional[int], grid_sizes) -> Optional[Path]:
+    """``<cache.root>/bmm-logs/<anchor>-<gram>-<strategy>-seed<seed>-<hash>.jsonl`` (None for a memory-only cache).
+    The hash covers what the search's own identity covers (the objective's settings, the space, strategy, budget,
+    seed, initial design, grid), so two runs share a log exactly when ``search`` would accept it."""
+    if cache.root is None:
+        return None
+    identity = {"settings": settings, "space": space.to_dict(), "strategy": strategy, "budget": budget,
+                "seed": seed, "n_initial": n_initial if strategy in ("bayes", "shared") else None,
+                "grid_sizes": grid_sizes if strategy == "grid" else None}
+    digest = _digest(identity)[:12]
+    name = f"{settings['anchor']}-{settings['gram']}-{strategy}-seed{seed}-{digest}.jsonl"
+    path = cache.root / "bmm-logs" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def shared_models(memo: dict, zoo) -> tuple:
+    """``(base, experts)`` of ``zoo``, loaded once per ``memo`` (the dict ``tune_bmm(memo=...)`` shares)."""
+    key = ("models", str(zoo.root))
+    if key not in memo:
+        memo[key] = load_models(zoo)
+    return memo[key]
+
+
+def shared_grams(memo: dict, zoo, examples: int, seed: int = 0) -> list:
+    """Each expert's data Grams on ``examples`` training examples of its task (``tour.expert_grams``), collected
+    once per ``memo``."""
+    key = ("grams", str(zoo.root), examples, seed)
+    if key not in memo:
+        memo[key] = expert_grams(zoo, examples, seed)
+    return memo[key]
+
+
+class _Built:
+    """``tune_bmm``'s lazily built objects: in a private dict, or in the caller's ``memo`` under keys that name
+    everything each depends on (so another search with the same anchor and Grams reuses them)."""
+
+    def __init__(self, memo: Optional[dict], keys: dict):
+        self.store = {} if memo is None else memo
+        self.keys = keys
+
+    def __contains__(self, name: str) -> bool:
+        return self.keys[name] in self.store
+
+    def __getitem__(self, name: str):
+        return self.store[self.keys[name]]
+
+    def __setitem__(self, name: str, value) -> None:
+        self.store[self.keys[name]] = value
+
+    def get(self, name: str, default=None):
+        return self.store.get(self.keys[name], default)
+
+
 def tune_bmm(zoo, anchor: str = "task_arithmetic", *, anchor_params=None, grams: str = "data",
              strategy: str = "bayes", budget: Optional[int] = None, seed: int = 0, log_path=None, by_depth: int = 0,
              with_scale: bool = True, rho_bounds: tuple[float, float] = RHO_BOUNDS,
              scale_bounds: tuple[float, float] = SCALE_BOUNDS, gram_examples: int = 256, gram_seed: int = 0,
              beta: float = 0.5, n_initial: Optional[int] = None, grid_sizes=DEFAULT_GRID, device: str = "cpu",
-             dtype: torch.dtype = torch.float64, out=None, progress: bool = True) -> BMMTuning:
+             dtype: torch.dtype = torch.float64, out=None, progress: bool = True,
+             cache: Optional[TrialCache] = None, memo: Optional[dict] = None) -> BMMTuning:
     """Tune BMM's per-group λ (and scale) on ``zoo``'s validation split; evaluate the best merge on test once.
 
     ``grams``: ``data`` (each expert's input Grams on ``gram_examples`` of its own task's training images,
     sampled with ``gram_seed``; ``tour.expert_grams``), ``task_vector`` (data-free τᵀτ) or ``hybrid`` (``beta``).
     ``seed`` drives the search only. ``log_path``: the resumable trial log (``nbmerge.search``); its identity
-    covers the suite, anchor, Grams and space, so a log cannot be resumed against another setup. ``out``: write
-    the tuned merge there as an ordinary safetensors checkpoint.
+    covers the suite, anchor, Grams and space, so a log cannot be resumed against another setup. ``log_path="cache"``
+    puts it under the trial cache (``<cache.root>/bmm-logs/``), named by a hash of everything that defines the
+    search (:func:`cache_log_path`): every notebook that runs the same search on the same zoo shares its log, and a
+    rerun with warm caches replays it instead of searching again. ``out``: write the tuned merge there as an
+    ordinary safetensors checkpoint.
+
+    ``cache``: a ``protocol.TrialCache`` (its evaluator's ``val`` split, possibly a seeded subset, is what the
+    search sees). The anchor's predictions and every trial's (the best merge's test ones too) go through it under
+    canonical recipes, so a search replayed from a complete log with cached predictions computes nothing: no Grams,
+    no anchor, no solver (``BMMTuning.build_solver()`` builds it when asked). Without a cache, an in-memory one is
+    used.
+
+    ``memo``: a dict shared by several calls on the same zoo (e.g. one search per seed): the loaded models, the data
+    Grams, each anchor merge and each factorised solver are kept there under keys naming everything they depend on,
+    so a second search with the same anchor and Grams reuses them. The caller owns it (drop it to free memory).
     """
     if grams not in GRAM_CHOICES:
         raise NbmergeError(f"tune_bmm: grams must be one of {GRAM_CHOICES}, got {grams!r}")
     if isinstance(gram_examples, bool) or not isinstance(gram_examples, int) or gram_examples < 1:
         raise NbmergeError(f"tune_bmm: gram_examples must be a positive integer, got {gram_examples!r}")
     device = resolve_device(device)
+    if cache is None:
+        cache = TrialCache(zoo, zoo.evaluator(device), root=None)
+    evaluator = cache.evaluator
     timing: dict = {}
-    base, experts = load_models(zoo)
-    gram_list = None
-    if grams != "task_vector":
-        start = time.perf_counter()
-        gram_list = expert_grams(zoo, gram_examples, gram_seed)
-        timing["grams_s"] = time.perf_counter() - start
-    start = time.perf_counter()
-    anchor_state = run_anchor(base, experts, anchor, anchor_params, grams=gram_list, walk=Walk(device=device))
-    timing["anchor_s"] = time.perf_counter() - start
-    start = time.perf_counter()
-    solver = BMMSolver(base, experts, anchor_state, gram_list, gram=grams, beta=beta, by_depth=by_depth,
-                       device=device, dtype=dtype)
-    timing["solver_s"] = time.perf_counter() - start
-    space = group_space(list(solver.modules), by_depth, with_scale, rho_bounds, scale_bounds)
+    where = str(zoo.root)
+    base, experts = load_models(zoo) if memo is None else shared_models(memo, zoo)
+    uses_data = grams != "task_vector"
+
+    def gram_list():
+        if uses_data and "grams" not in built:
+            start = time.perf_counter()
+            built["grams"] = shared_grams(built.store, zoo, gram_examples, gram_seed)
+            timing["grams_s"] = time.perf_counter() - start
+        return built.get("grams") if uses_data else None
+
+    anchor_parsed = parse_anchor_params(anchor_params)
+    anchor_grams = gram_name(gram_examples, gram_seed) if "grams" in get_method(anchor).needs else None
+    anchor_key = {**method_recipe(anchor, {k: v for k, v in anchor_parsed.items() if k != SCALE}, anchor_grams),
+                  SCALE: float(anchor_parsed.get(SCALE, _default_scale(anchor)))}
+    anchor_id = json.dumps(anchor_key, sort_keys=True, default=str)
+    built = _Built(memo, {"grams": ("grams", where, gram_examples, gram_seed),
+                          "anchor": ("anchor", where, anchor_id, device),
+                          "solver": ("solver", where, anchor_id, grams, beta if grams == "hybrid" else None,
+                                     by_depth, str(dtype), device)})
+
+    def anchor_state():
+        if "anchor" not in built:
+            start = time.perf_counter()
+            needs = "grams" in get_method(anchor).needs
+            built["anchor"] = run_anchor(base, experts, anchor, anchor_params,
+                                         grams=gram_list() if needs or uses_data else None, walk=Walk(device=device))
+            timing["anchor_s"] = time.perf_counter() - start
+        return built["anchor"]
+
+    def solver() -> BMMSolver:
+        if "solver" not in built:
+            start = time.perf_counter()
+            built["solver"] = BMMSolver(base, experts, anchor_state(), gram_list() if uses_data else None,
+                                        gram=grams, beta=beta, by_depth=by_depth, device=device, dtype=dtype)
+            timing["solver_s"] = time.perf_counter() - start
+            solver_groups = set(module_groups(list(built["solver"].modules), by_depth).values())
+            if solver_groups != set(groups):
+                raise MethodError(f"tune_bmm: the solver's groups {sorted(solver_groups)} differ from the search "
+                                  f"space's {sorted(groups)}")
+        return built["solver"]
+
+    space = group_space(linear_module_keys(base), by_depth, with_scale, rho_bounds, scale_bounds)
     groups = list(space.tied)
-    evaluator = zoo.evaluator(device)
-    anchor_result = {split: evaluator.evaluate(anchor_state, split)["mean"] for split in ("val", "test")}
+    expert_acc = {t: zoo.manifest["expert_accuracy"]["test"][t] for t in zoo.tasks}
+    expert_val = {t: zoo.manifest["expert_accuracy"]["val"][t] for t in zoo.tasks}
+    anchor_preds = {split: cache.predictions(anchor_key, split, anchor_state) for split in ("val", "test")}
+    anchor_result = {"val": as_result(anchor_preds["val"], expert_val)["mean"],
+                     "test": as_result(anchor_preds["test"], expert_acc)["mean"]}
 
     settings = {"suite": zoo.root.name, "tasks": list(zoo.tasks), "anchor": anchor,
-                "anchor_params": parse_anchor_params(anchor_params), "gram": grams,
-                "gram_examples": gram_examples if gram_list is not None else None,
-                "gram_seed": gram_seed if gram_list is not None else None,
+                "anchor_params": anchor_parsed,
+                "gram_examples": gram_examples if uses_data else None,
+                "gram": grams, "gram_seed": gram_seed if uses_data else None,
                 "beta": beta if grams == "hybrid" else None, "by_depth": by_depth,
-                "dtype": str(dtype).replace("torch.", ""), "split": "val"}
-    result = search(bmm_objective(solver, evaluator, groups), space, strategy=strategy, budget=budget, seed=seed,
-                    log_path=log_path, n_initial=n_initial, grid_sizes=grid_sizes, settings=settings,
-                    progress=progress, desc=f"bmm {strategy}")
+                "dtype": str(dtype).replace("torch.", ""), "split": "val",
+                **({"val_subset": evaluator.subset_spec("val")} if evaluator.subset_spec("val") else {})}
+    def trial_recipe(params: dict) -> dict:
+        return {"method": "bmm", "anchor": anchor_key, "gram": grams,
+                **{k: settings[k] for k in ("gram_examples", "gram_seed", "beta", "by_depth", "dtype")},
+                "params": {k: float(params[k]) for k in sorted(params)}}
+
+    buffer: dict = {}
+
+    def objective(params: dict) -> dict:
+        # One trial through the trial cache: merged and evaluated only on a miss, and the best trial's validation
+        # predictions are then already stored. merge_seconds excludes the one-off solver build (first trial).
+        timer = {"merge": 0.0}
+
+        def make_state():
+            built_solver = solver()
+            start = time.perf_counter()
+            buffer["state"] = merge_params(built_solver, params, groups, out=buffer.get("state"))
+            _sync(device)
+            timer["merge"] = time.perf_counter() - start
+            return buffer["state"]
+
+        misses = cache.misses
+        preds = cache.predictions(trial_recipe(params), "val", make_state)
+        hit = cache.misses == misses
+        result = as_result(preds, expert_val)
+        means = result["mean"]
+        return {"value": means["accuracy"], "merge_seconds": timer["merge"],
+                # on a hit, the time the stored evaluation took when it was computed
+                "eval_seconds": float(preds.extra.get("seconds", preds.seconds)) if hit else preds.seconds,
+                **({"cached": True} if hit else {}),
+                **{name: means[name] for name in ("nll", "ece", "normalized_accuracy") if name in means},
+                **{f"accuracy/{task}": row["accuracy"] for task, row in result["tasks"].items()}}
+
+    if isinstance(log_path, str) and log_path == "cache":
+        log_path = cache_log_path(cache, settings, space, strategy=strategy, budget=budget, seed=seed,
+                                  n_initial=n_initial, grid_sizes=grid_sizes)
+    result = search(objective, space, strategy=strategy, budget=budget, seed=seed, log_path=log_path,
+                    n_initial=n_initial, grid_sizes=grid_sizes, settings=settings, progress=progress,
+                    desc=f"bmm {strategy}")
     timing.update(trial_timing(result), search_s=result.seconds)
 
     best = result.best_params
-    state = merge_params(solver, best, groups)
-    val = evaluator.evaluate(state, "val")
-    test = evaluator.evaluate(state, "test")
+    recipe = trial_recipe(best)
+    state_cache: dict = {}
+
+    def best_state():
+        if "state" not in state_cache:
+            state_cache["state"] = merge_params(solver(), best, groups)
+        return state_cache["state"]
+
+    val_preds = cache.predictions(recipe, "val", best_state)
+    test_preds = cache.predictions(recipe, "test", best_state)
+    val, test = as_result(val_preds, expert_val), as_result(test_preds, expert_acc)
     path = None
     if out is not None:
         path = Path(out)
@@ -229,6 +423,7 @@ def tune_bmm(zoo, anchor: str = "task_arithmetic", *, anchor_params=None, grams:
                     "gram": grams, "log10_rho": json.dumps({g: best[g] for g in groups}),
                     "scale": repr(best.get(SCALE, 1.0)), "suite": zoo.root.name,
                     "search": f"{strategy} {len(result.trials)} trials, seed {seed}, settings {result.settings_hash}"}
-        save_state_dict(state, path, metadata=metadata)
+        save_state_dict(best_state(), path, metadata=metadata)
     return BMMTuning(result, {g: best[g] for g in groups}, float(best.get(SCALE, 1.0)), val, test, anchor_result,
-                     {**settings, "with_scale": with_scale}, timing, path, solver)
+                     {**settings, "with_scale": with_scale}, timing, path, built.get("solver"), val_preds,
+                     test_preds, anchor_preds, recipe, anchor_key, solver)

@@ -235,6 +235,7 @@ class Tuned:
     curve: list[dict]           # [{"alpha", "val_accuracy"}]
     merge_seconds: float = 0.0
     merge_fn: Optional[Callable] = field(default=None, repr=False, compare=False)  # merges at α = 1
+    merged: Optional[dict] = field(default=None, repr=False, compare=False)  # the α = 1 merge, when it was made
 
     def at(self, alpha: float) -> dict:
         return {**self.recipe, "scale": alpha}
@@ -269,13 +270,21 @@ def tune_scale(cache: TrialCache, recipe: dict, merge_fn: Callable[[], Mapping[s
                                   lambda a=alpha: scaled(base, merged_at_one(), a, buffer))
         curve.append({"alpha": float(alpha), "val_accuracy": preds.mean_accuracy()})
     best = max(curve, key=lambda r: (r["val_accuracy"], -r["alpha"]))
-    return Tuned(dict(recipe), best["alpha"], curve, seconds[0])
+    # the α = 1 merge is kept (one model's worth of memory) so that the test pass does not merge again
+    return Tuned(dict(recipe), best["alpha"], curve, seconds[0], merge_fn, state.get("one"))
 
 
 def test_at(cache: TrialCache, tuned: Tuned, merge_fn: Callable[[], Mapping[str, torch.Tensor]],
             base: Mapping[str, torch.Tensor]) -> Predictions:
-    """Test predictions of a tuned method at its validation-chosen α."""
-    return cache.predictions(tuned.best, "test", lambda: scaled(base, merge_fn(), tuned.alpha))
+    """Test predictions of a tuned method at its validation-chosen α (reusing the α = 1 merge tuning made, if any;
+    it is released afterwards)."""
+    def make():
+        merged = tuned.merged if tuned.merged is not None else merge_fn()
+        return scaled(base, merged, tuned.alpha)
+
+    preds = cache.predictions(tuned.best, "test", make)
+    tuned.merged = None
+    return preds
 
 
 # ------------------------------------------------------------------------------------------ paired intervals

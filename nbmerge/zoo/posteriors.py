@@ -1,4 +1,4 @@
-"""Per-task posterior approximations and multitask fine-tuning runs for the Pareto experiments (METHODS.md §12).
+"""Per-task posterior approximations and multitask fine-tuning runs for the Pareto experiments (arXiv 2412.08147).
 
 Cached in the zoo's store beside the experts, with the same checksum journal (a file is finished only once the
 journal holds its sha256, so an interrupted job resumes at the first unfinished run)::
@@ -12,7 +12,7 @@ wall time) are in each file's safetensors metadata. Only the encoder is trained;
 zoo's experts are trained. Training runs on the CPU, like the zoo build, so cached files do not depend on the
 device a notebook merges on.
 
-Decisions [D] (METHODS.md §12 leaves them open):
+Decisions [D] (the paper body could not be checked; our choices):
 * IVON trains the offset Δ = θ − θ₀ rather than θ, so its weight decay δ is the Gaussian prior N(θ₀, 1/(λδ))
   around the base (L2-SP) that the merge derivation assumes; IVON itself decays toward zero. Posterior
   N(θ₀ + Δ̄, diag 1/(λ(h + δ))): data precision H = λh, prior precision S₀ = λδ.
@@ -234,7 +234,8 @@ def ivon_posteriors(zoo, tasks: Sequence[str], components: int, settings: IvonSe
         raise NbmergeError(f"components must be a positive integer, got {components!r}")
     recipe = zoo_recipe(zoo)
     settings = settings.resolve(recipe)
-    folder = f"pareto/ivon-{_digest('ivon', settings, recipe)}"
+    # the run seed names the folder too (seed 0 keeps the name it always had, so existing caches stay valid)
+    folder = f"pareto/ivon-{_digest('ivon', settings, recipe, {'run_seed': seed} if seed else None)}"
     store, heads, base, out = _store(zoo), zoo.heads(), None, {}
     for task in tasks:
         out[task] = []
