@@ -229,16 +229,18 @@ def search_log(cache: protocol.TrialCache, anchor: str, gram: str, seed: int, id
 
 
 def tune(zoo, cache: protocol.TrialCache, anchor: str, alpha: float, gram: str, *, seed: int, strategy: str = "bayes",
-         budget: int = 8, gram_examples: int = 256, gram_seed: int = 0, device: str = "cpu") -> BMMTuning:
+         budget: int = 8, gram_examples: int = 256, gram_seed: int = 0, device: str = "cpu",
+         memo: Optional[dict] = None) -> BMMTuning:
     """``tune_bmm`` under this module's protocol: the anchor at its validation-chosen α, the search on the cache's
-    validation subset with ``seed``, the data Grams sampled with ``gram_seed``, its log under the cache."""
+    validation subset with ``seed``, the data Grams sampled with ``gram_seed``, its log under the cache. ``memo``:
+    shared by the searches of one study, so the models, Grams, anchor and factorised solver are built once."""
     anchor_params = {"scale": float(alpha)}
     identity = {"anchor_params": anchor_params, "strategy": strategy, "budget": budget, "gram_seed": gram_seed,
                 "gram_examples": gram_examples if gram != "task_vector" else None,
                 "val": cache.evaluator.subset_spec("val")}
     return tune_bmm(zoo, anchor, anchor_params=anchor_params, grams=gram, strategy=strategy, budget=budget,
                     seed=seed, gram_seed=gram_seed, gram_examples=gram_examples, device=device, progress=False,
-                    log_path=search_log(cache, anchor, gram, seed, identity), cache=cache)
+                    log_path=search_log(cache, anchor, gram, seed, identity), cache=cache, memo=memo)
 
 
 def stored(cache: protocol.TrialCache, kind: str, key, compute: Callable[[], object]):
@@ -434,6 +436,7 @@ def gram_source_study(config: DatafreeConfig, cache: Optional[protocol.TrialCach
         zoo, cache = open_trials(config)
     expert = {t: zoo.manifest["expert_accuracy"]["test"][t] for t in zoo.tasks}
     study = SourceStudy(suite_name(zoo), list(zoo.tasks), expert, config.margin)
+    memo: dict = {}   # Grams, anchor and solvers built once for all seeds
     for anchor in config.anchors:
         tuned = tune_anchor(cache, zoo, anchor, gram_examples=config.gram_examples, seed=config.seed,
                             device=config.device)
@@ -442,7 +445,7 @@ def gram_source_study(config: DatafreeConfig, cache: Optional[protocol.TrialCach
                 start = time.perf_counter()
                 tuning = tune(zoo, cache, anchor, tuned.alpha, gram, seed=seed, strategy=config.strategy,
                               budget=config.budget, gram_examples=config.gram_examples, gram_seed=config.seed,
-                              device=config.device)
+                              device=config.device, memo=memo)
                 if anchor not in study.anchors:
                     test = tuning.anchor_predictions["test"]
                     study.anchors[anchor] = {"alpha": tuned.alpha, "test": test, "normalized": test.normalized(expert),
@@ -884,10 +887,11 @@ def calibration_study(config: CalibrationConfig, cache: Optional[protocol.TrialC
                         device=config.device)
     expert = {t: zoo.manifest["expert_accuracy"]["test"][t] for t in zoo.tasks}
     study = CalibrationStudy(suite_name(zoo), list(zoo.tasks), expert, config.anchor, tuned.alpha, config.margin)
+    memo: dict = {}   # Grams, anchor and solver built once for all seeds
     for seed in config.seeds:
         tuning = tune(zoo, cache, config.anchor, tuned.alpha, "data", seed=seed, strategy=config.strategy,
                       budget=config.budget, gram_examples=config.gram_examples, gram_seed=config.seed,
-                      device=config.device)
+                      device=config.device, memo=memo)
         study.runs.append(posterior_run(zoo, cache, tuning, config, seed, log=log))
     return study
 
