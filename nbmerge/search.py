@@ -1,4 +1,4 @@
-"""Seeded, resumable search over a small box of named real parameters: BMM's outer loop (METHODS.md §11).
+"""Seeded, resumable search over a small box of named real parameters: BMM's outer loop (docs/methods.md, BMM).
 
 It knows nothing about models. ``objective(params) -> value`` takes ``{name: float}`` and returns a number, or a
 dict with a ``"value"`` and any other JSON-able metrics (logged with the trial); the value is **maximised**.
@@ -7,7 +7,7 @@ Strategies (``search(strategy=...)``):
 
 * ``bayes``: scikit-optimize's ask/tell ``Optimizer`` with a GP surrogate (constant × Matérn-5/2 kernel, Gaussian
   noise, normalised targets: skopt's "GP") and Expected Improvement; the first ``n_initial`` points (5) come from a
-  space-filling design (scrambled Sobol by default), the rest from the model. Budget 20 (the paper's [B]).
+  space-filling design (scrambled Sobol by default), the rest from the model. Budget 20 (the paper's).
 * ``random``: uniform random points in the box, same budget.
 * ``grid``: the exhaustive grid, ``grid_sizes`` evenly spaced values per dimension (end points included) in
   row-major order. On a space with ``tied`` names the grid runs over the *tied* space: BMM's 225-configuration
@@ -50,9 +50,9 @@ from .errors import NbmergeError
 from .io import atomic_write_text
 
 STRATEGIES = ("bayes", "random", "grid", "shared")
-DEFAULT_BUDGET = 20       # the paper's BO budget [B, METHODS.md §11]
-DEFAULT_INITIAL = 5       # space-filling points before the GP proposes (5 Sobol + 15 EI, METHODS.md §11 [D])
-DEFAULT_GRID = 15         # values per dimension: 15 × 15 = 225, the exhaustive baseline's size (BRIEF §1, claim 3)
+DEFAULT_BUDGET = 20       # the paper's BO budget
+DEFAULT_INITIAL = 5       # space-filling points before the GP proposes (5 Sobol + 15 EI; ours: docs/methods.md, BMM)
+DEFAULT_GRID = 15         # values per dimension: 15 × 15 = 225, the size of the paper's exhaustive baseline
 INITIAL_DESIGNS = ("sobol", "lhs", "halton", "hammersly", "random")
 LOG_FORMAT = 1
 _MAGIC = "nbmerge_search_log"  # the first key of line 1: a file that does not start with it is not ours

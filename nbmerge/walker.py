@@ -4,7 +4,7 @@ A kernel such as ``tsv_matrix(deltas, *, rank_fraction=None) -> Tensor`` takes t
 tensor and returns the merged task vector; it knows nothing of models or key names. The walker:
 
 * checks that base and experts agree (keys, shapes, finite values) before anything is computed;
-* decides, per tensor, the *matrix path* (the method's SVD/Gram kernel) or the *fallback* (METHODS.md §0.2-§0.3):
+* decides, per tensor, the *matrix path* (the method's SVD/Gram kernel) or the *fallback* (docs/methods.md, walker):
   ``matrix_rule="ndim2"`` reproduces the reference codes (every 2-D tensor, positional embeddings and
   projections included); ``"linear_only"`` keeps only linear-layer weights (2-D, name ending in ``weight``,
   not an embedding);
@@ -97,7 +97,7 @@ class Rule:
 # -- fallback kernels -------------------------------------------------------------------------------------
 
 def mean_kernel(deltas: list[torch.Tensor]) -> torch.Tensor:
-    """Mean task vector (TSV/ISO/ACE fallback, METHODS.md §0.3)."""
+    """Mean task vector (the fallback of TSV-M, ISO-C/ISO-CTS, ACE and RegMean)."""
     return sum_kernel(deltas) / len(deltas)
 
 

@@ -56,7 +56,7 @@ def data64(tiny64):
     return base, experts, grams_of(make_inputs(base, len(experts)))
 
 
-# -- analytic limits (STYLE.md §6) ---------------------------------------------------------------------------
+# -- analytic limits -------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("anchor,with_grams", [("task_arithmetic", True), ("ties", False)])
 def test_strong_prior_gives_the_anchor(data64, anchor, with_grams):

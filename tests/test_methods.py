@@ -1,4 +1,4 @@
-"""Analytic tests: each method on inputs whose answer is known in closed form (STYLE.md §6)."""
+"""Analytic tests: each method on inputs whose answer is known in closed form."""
 
 import pytest
 import torch

@@ -1,4 +1,4 @@
-"""The CLIP benchmark tasks (8/14/20, METHODS.md 0.4) read from a user's local data root. Nothing is downloaded.
+"""The CLIP benchmark tasks (the 8/14/20-task suites) read from a user's local data root. Nothing is downloaded.
 
 `data_manifests/clip/<task>.json` records each task's class names in label order, its zero-shot templates (the
 task-vectors/TSV ones), its splits (including the seeded rule that carves the validation split out of train, as
@@ -122,7 +122,7 @@ def _check_task_manifest(manifest: dict, path: Path) -> None:
 
 
 def load_suite_manifest(name: str) -> dict:
-    """``{"suite", "tasks", "num_classes"}`` for "clip-8", "clip-14" or "clip-20" (tasks in METHODS.md order)."""
+    """``{"suite", "tasks", "num_classes"}`` for "clip-8", "clip-14" or "clip-20" (tasks in suites.json order)."""
     path = manifest_dir() / "suites.json"
     suites = _read_json(path)
     if suites.get("format") != MANIFEST_FORMAT:

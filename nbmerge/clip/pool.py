@@ -51,7 +51,7 @@ from .heads import DEFAULT_LOGIT_SCALE, build_zeroshot_head
 PathLike = Union[str, os.PathLike]
 FORMATS = ("open_clip", "hf")
 SUITE_SIZES = (8, 14, 20)
-# TSV/ISO/TALL-masks' α grid, linspace(0, 3, 31)[1:] (METHODS.md §0.4): λ* is picked on validation.
+# TSV/ISO/TALL-masks' α grid, linspace(0, 3, 31)[1:] (docs/methods.md, α grid): λ* is picked on validation.
 TSV_GRID = tuple(round(0.1 * i, 1) for i in range(1, 31))
 # The <model> part of a suite name → open_clip config name and FusionBench base folder.
 MODELS = {"vit-b32": ("ViT-B-32", "clip-vit-base-patch32"), "vit-b16": ("ViT-B-16", "clip-vit-base-patch16"),

@@ -92,11 +92,12 @@ SAME_PREDICTIVE = 1e-3
 INVERSE_TEMPERATURE_BOUNDS = (1e-2, 1e2)
 GRAM_LABELS = {"data": "data-assisted", "task_vector": "data-free"}
 SOURCE_SOURCE = "BMM, arXiv 2605.12843, abstract (ViT-L/14, 8 tasks) and the data-free ablation"
-SOURCE_PAPER = "ViT-L/14, 8 tasks: 95.1% data-assisted vs 95.0% data-free (absolute); no interval reported"
+SOURCE_PAPER = "ViT-L/14, 8 tasks: 95.1% (abstract's headline) vs 95.0% data-free (paper body, not checked here)"
 THEOREM_SOURCE = "BMM, arXiv 2605.12843, Theorem 1"
 THEOREM_PAPER = "E[xxᵀ] positively correlated with Σ_t τ_tᵀτ_t (a theorem under neural-collapse assumptions)"
 CALIBRATION_SOURCE = "BMM, arXiv 2605.12843, Appendix B (sampling-based BMM, calibration)"
-CALIBRATION_PAPER = "sampling-based BMM: lower ECE than the point estimate at no loss of accuracy (no numbers public)"
+CALIBRATION_PAPER = ("sampling-based BMM: lower ECE than the point estimate at no loss of accuracy (its numbers not "
+                     "reproduced here)")
 
 
 # ------------------------------------------------------------------------------------------------------ configs

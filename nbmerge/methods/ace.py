@@ -1,7 +1,7 @@
 """ACE-Merging (Xu et al., CVPR 2026): a data-free closed-form merge from task-vector covariances.
 
-Reproduces the official ``src/merge/strategy.py::ace_merging`` (unravel-xu/ACE-Merging @ 22d9dfea), METHODS.md §10.
-Per matrix tensor, with ΔW_t the task vectors (d_out×d_in) and W̃_t = ΔW_t minus its mean row:
+Reproduces the official ``src/merge/strategy.py::ace_merging`` (unravel-xu/ACE-Merging @ 22d9dfea); see
+docs/methods.md, ACE. Per matrix tensor, with ΔW_t the task vectors (d_out×d_in) and W̃_t = ΔW_t minus its mean row:
 
 1. heterogeneity γ = Var_t[log ‖ΔW_t‖²] / (E_t[log ‖ΔW_t‖²])² (eq. 7); flag = γ > τ;
 2. Σ̂_t = W̃_tᵀW̃_t; adaptive normalisation (eqs. 8-10): Σ̃_t = Σ̂_t/tr(Σ̂_t), ε_t = ε/tr(Σ̂_t) when it applies,
@@ -33,7 +33,7 @@ from ..registry import register
 from ..walker import ModelView, Rule, Walk, plan_units, walk_merge
 
 #: ε of the official code (the ``ace_merging`` signature default, used as-is by its step3.py). The paper's notes give
-#: per-family values instead (METHODS.md §10, §14.6); they conflict with the code, so the code's value is the
+#: per-family values instead (docs/methods.md, ACE); they conflict with the code, so the code's value is the
 #: default and these are documented constants: ``{"eps": PAPER_EPS["vit"]}`` or ``--param eps=1e-5``.
 CODE_EPS = 1e-2
 PAPER_EPS = {"vit": 1e-5, "roberta-base": 2e-4, "gpt2": 4e-2}
@@ -124,7 +124,7 @@ def ace_system(deltas: Sequence[torch.Tensor], *, eps: float = CODE_EPS, tau_thr
         gram_sum += gram * weight
         eps_sum += eps_t
         if need_rhs:
-            # W̃_t Σ_reg,t = w·W̃_t Σ̂_t + ε_t W̃_t: the centred task vector in the numerator, as the code (§14.6)
+            # W̃_t Σ_reg,t = w·W̃_t Σ̂_t + ε_t W̃_t: the centred task vector in the numerator, as in the official code
             numerator += _times_gram(centred, centred) * weight + eps_t * centred
         if need_residual:
             residual += _times_gram(delta, centred) * weight  # uncentred ΔW_t, un-regularised Σ̃_t (eq. 16)

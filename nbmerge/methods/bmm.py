@@ -1,18 +1,18 @@
 """BMM — Bayesian Model Merging (Li, Han, Su, Ji, arXiv 2605.12843), inner level: anchor-prior regression.
 
-Per linear module (METHODS.md §11), with the rows of U under the prior N(U₀, (σ²/λ)I) centred on an anchor merge U₀
-and the likelihood of the experts' outputs on their inputs:
+Per linear module (docs/methods.md, BMM), with the rows of U under the prior N(U₀, (σ²/λ)I) centred on an anchor
+merge U₀ and the likelihood of the experts' outputs on their inputs:
 
     U* = W₀ + (Σ_t τ_t G_t + λ τ_anchor)(Σ_t G_t + λ I)⁻¹,   τ_anchor = U₀ − W₀,
 
 λ→∞ gives the anchor, λ→0 RegMean. Every other tensor takes the anchor's value. G_t are the input Grams (data),
 the task-vector proxy c·τ_tᵀτ_t (Theorem 1, data-free), or a mix of the two (Appendix F, "hybrid").
 
-The paper body was out of reach, so several details are decisions of ours ([D] in METHODS.md); each is a parameter,
-and the comment where it is made says why. This file also holds what the outer level (Bayesian optimisation over
-per-group λ) needs: ``BMMSolver`` re-solves a whole model for a new λ with matrix products only, ``module_groups``
-ties modules by function, ``gram_alignment`` checks Theorem 1 on data Grams, and the solver samples the
-row-wise Gaussian posterior (Appendix B, calibration).
+The paper body was out of reach, so several details are decisions of ours (marked [D]; listed in docs/methods.md,
+BMM); each is a parameter, and the comment where it is made says why. This file also holds what the outer level
+(Bayesian optimisation over per-group λ) needs: ``BMMSolver`` re-solves a whole model for a new λ with matrix
+products only, ``module_groups`` ties modules by function, ``gram_alignment`` checks Theorem 1 on data Grams, and
+the solver samples the row-wise Gaussian posterior (Appendix B, calibration).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ MODULE_TYPES = ("attn_in", "attn_out", "mlp_in", "mlp_out")
 
 # -- module names: which tensors are the linear modules BMM regresses, and their function and depth -----------
 
-# The four functional groups of §11's tying, for open_clip, HF CLIP/ViT, Llama-style and BERT-style names. Only
+# The four functional groups of the paper's tying, for open_clip, HF CLIP/ViT, Llama-style and BERT-style names. Only
 # weights stored (d_out, d_in) as nn.Linear does: GPT-2's Conv1D stores (d_in, d_out), so its c_attn/c_proj are
 # left out on purpose rather than regressed on the wrong side. Order matters: attention-out before MLP-out.
 _MODULE_PATTERNS = (
@@ -76,7 +76,7 @@ def module_depth(key: str) -> Optional[int]:
 def module_groups(keys: Iterable[str], by_depth: int = 0) -> dict[str, str]:
     """Map every linear-module key to its tying group; other keys are left out (they take the anchor).
 
-    ``by_depth`` = 0 or 1: the four groups ``attn_in``, ``attn_out``, ``mlp_in``, ``mlp_out`` (§11's tying).
+    ``by_depth`` = 0 or 1: the four groups ``attn_in``, ``attn_out``, ``mlp_in``, ``mlp_out`` (the paper's tying).
     ``by_depth`` = n ≥ 2: each group split into n equal depth bins, named ``attn_in:0`` (lowest blocks) ...
     ``attn_in:{n-1}``; n = 2 is the lower/upper-half split. Bins are counted within each stack of blocks (a CLIP's
     image and text towers are binned separately but share group names).
@@ -167,7 +167,7 @@ def bmm_grams(deltas: list[torch.Tensor], grams: Optional[list[torch.Tensor]] = 
     elif source == "task_vector":
         used = [task_vector_gram(d, tv_norm) for d in deltas]
     else:
-        # Appendix F's hybrid for few-shot data [D guess, METHODS.md §11]: β·Ĝ_data + (1−β)·Ĝ_tv, each normalised
+        # Appendix F's hybrid for few-shot data, in our reading [D]: β·Ĝ_data + (1−β)·Ĝ_tv, each normalised
         # (see _normalised); a source whose weight is 0 is not computed at all.
         parts = []
         if beta > 0:
@@ -207,7 +207,7 @@ def _rho(log10_rho: float) -> float:
 
 
 def prior_lambda(gram_sum: torch.Tensor, log10_rho: float) -> float:
-    """λ = ρ·tr(ΣG)/d_in: ρ is relative to the mean eigenvalue of ΣG, so one log10 ρ range (§11: [−4, 2]) fits
+    """λ = ρ·tr(ΣG)/d_in: ρ is relative to the mean eigenvalue of ΣG, so one log10 ρ range (ours: [−4, 2]) fits
     every module whatever its activation scale, and the proxy's constant c cancels. 0 when ΣG = 0."""
     lam = _rho(log10_rho) * float(gram_sum.trace()) / gram_sum.shape[0]
     if not math.isfinite(lam):
@@ -349,7 +349,7 @@ def _prepare(view: ModelView, *, anchor_state: Mapping[str, torch.Tensor], data:
 
 
 def _anchor_fallback(deltas, *, key, base, anchor_state):
-    # Non-linear tensors (biases, norms, embeddings, projections) keep the anchor's values [D, §11]: the anchor is the
+    # Non-linear tensors (biases, norms, embeddings, projections) keep the anchor's values [D]: the anchor is the
     # prior mean and BMM has no likelihood for them.
     return _anchor_delta(anchor_state, key, base)
 
@@ -372,9 +372,10 @@ def _rule(anchor_state: Mapping[str, torch.Tensor], data: bool) -> Rule:
     return Rule(matrix=_unit_kernel, fallback=_anchor_fallback, prepare=prepare, matrix_rule="linear_only")
 
 
-# log10_rho = −1 is the centre of §11's recommended search range [−4, 2]. offdiag_scale = 1 (no shrinkage) keeps the
-# λ→0 limit equal to plain RegMean. beta = 0.5 weighs data and proxy equally after normalisation. tv_norm = "none"
-# follows Theorem 1 as stated (one c for all tasks); "frobenius" is WUDI's per-task normalisation.
+# log10_rho = −1 is the centre of our search range [−4, 2] (docs/methods.md, BMM). offdiag_scale = 1 (no
+# shrinkage) keeps the λ→0 limit equal to plain RegMean. beta = 0.5 weighs data and proxy equally after
+# normalisation. tv_norm = "none" follows Theorem 1 as stated (one c for all tasks); "frobenius" is WUDI's per-task
+# normalisation.
 @register("bmm", paper="https://arxiv.org/abs/2605.12843", optional=("grams",),
           help={"anchor": "registered method whose merge is the prior mean U₀ (e.g. task_arithmetic, ties, tsv)",
                 "anchor_params": "the anchor's parameters: 'k=v,k=v' or a JSON object (default: its own defaults)",

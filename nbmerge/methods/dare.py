@@ -50,7 +50,7 @@ def dare_kernel(deltas, *, merge: str = "ta", thresholds=None, majority=None):
 RULE = Rule(matrix=None, fallback=dare_kernel, prepare=dare_prepare, transform=dare_drop)
 
 
-# Defaults: FusionBench's DARE-TA (sparsity_ratio 0.5, rescale, α = 0.3; METHODS.md §4).
+# Defaults: FusionBench's DARE-TA (sparsity_ratio 0.5, rescale, α = 0.3; docs/methods.md, DARE).
 @register("dare", paper="https://arxiv.org/abs/2311.03099",
           help={"p": "drop rate: probability that a task-vector entry is zeroed",
                 "rescale": "divide kept entries by (1 − p)",

@@ -30,7 +30,7 @@ def regmean_matrix(deltas: list[torch.Tensor], *, grams: list[torch.Tensor], off
 RULE = Rule(matrix=regmean_matrix, fallback="mean", matrix_from_stats="grams")
 
 
-# offdiag_scale 0.95 is FusionBench's CLIP setting (METHODS.md §6, §14.7); the original repo leaves shrinkage off
+# offdiag_scale 0.95 is FusionBench's CLIP setting (docs/methods.md, RegMean); the original repo leaves shrinkage off
 # (equivalent to 1.0). Only tensors that have a Gram take the matrix path; the others are averaged, as in the
 # reference (there, modules without RegMean weights are simply averaged).
 @register("regmean", paper="https://arxiv.org/abs/2212.09849", needs=("grams",),

@@ -9,7 +9,7 @@ RULE = Rule(matrix=None, fallback="sum")
 
 
 # Default α = 0.3 is FusionBench's (config/method/task_arithmetic.yaml); the TSV/ISO protocol instead picks
-# α from {0.1, ..., 3.0} on validation (METHODS.md §2), which the notebooks do.
+# α from {0.1, ..., 3.0} on validation (docs/methods.md, α grid), which the notebooks do.
 @register("task_arithmetic", paper="https://arxiv.org/abs/2212.04089",
           help={"scale": "global coefficient α: θ = θ₀ + α·Σ_t τ_t"})
 def task_arithmetic(base, experts, *, scale: float = 0.3, walk=None, stream=False):

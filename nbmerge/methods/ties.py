@@ -82,7 +82,7 @@ def ties_kernel(deltas: list[torch.Tensor], *, thresholds: torch.Tensor, majorit
 RULE = Rule(matrix=None, fallback=ties_kernel, prepare=ties_prepare)
 
 
-# Defaults follow the TIES paper / TSV protocol (dis-mean, k = 20%, α = 1; METHODS.md §14.4).
+# Defaults follow the TIES paper / TSV protocol (dis-mean, k = 20%, α = 1; docs/methods.md, TIES).
 # FusionBench-compatible setting: merge="sum", scale=0.3.
 @register("ties", paper="https://arxiv.org/abs/2306.01708",
           help={"density": "fraction of each task vector's entries kept, by magnitude over the whole model",

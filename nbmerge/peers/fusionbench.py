@@ -29,7 +29,7 @@ from nbmerge.testing import openclip_vit_shapes, random_experts, random_model
 from nbmerge.walker import Walk
 
 FUSIONBENCH_VERSION = "0.2.33"
-PEER_TORCH = "2.13.0"  # the CPU build on local disk; fusion-bench resolves next to it (ENV.md)
+PEER_TORCH = "2.13.0"  # the CPU build on local disk; fusion-bench resolves next to it (docs/environment.md)
 SIDE_SCRIPT = Path(__file__).with_name("fusionbench_side.py")
 
 
@@ -188,7 +188,7 @@ def run(args) -> dict:
 
 
 DIFFERENCES = """\
-## Where nbmerge deliberately differs from FusionBench (METHODS.md §14)
+## Where nbmerge deliberately differs from FusionBench (each method's defaults: docs/methods.md)
 
 | method | nbmerge default | FusionBench | FusionBench-compatible nbmerge setting |
 |---|---|---|---|

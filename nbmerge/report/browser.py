@@ -2,7 +2,7 @@
 
 Talks the DevTools protocol over ``--remote-debugging-pipe`` (fd 3 in, fd 4 out, NUL-separated JSON), so
 it needs no websocket library and no open port. Only the page's own requests are recorded (Chromium's
-background services make requests of their own; those are not the report's). Flags from ENV.md.
+background services make requests of their own; those are not the report's). Flags: docs/environment.md.
 """
 
 from __future__ import annotations

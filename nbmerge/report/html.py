@@ -1,8 +1,8 @@
 """Offline HTML: executed notebooks rendered with a bundled MathJax, and the index of a report run.
 
-nbconvert's HTML points at CDNs for MathJax, require.js, jQuery and mermaid (ENV.md). We point MathJax at the
-copy shipped by ``jupyter-server-mathjax`` (MathJax 2.7, copied once next to the reports) and drop the other
-remote scripts, which a report never needs: an executed notebook's figures are embedded PNGs.
+nbconvert's HTML points at CDNs for MathJax, require.js, jQuery and mermaid (docs/environment.md). We point
+MathJax at the copy shipped by ``jupyter-server-mathjax`` (MathJax 2.7, copied once next to the reports) and drop
+the other remote scripts, which a report never needs: an executed notebook's figures are embedded PNGs.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ..errors import NbmergeError
 from ..experiments.common import VERDICTS
 from ..io import atomic_write_text
 
-# nbconvert's default config name (TeX-AMS_CHTML-full) is not in the jupyter-server-mathjax bundle (ENV.md).
+# nbconvert's default config name (TeX-AMS_CHTML-full) is not in the jupyter-server-mathjax bundle.
 MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"
 
 _EMPTY_SCRIPT = re.compile(r'<script src=""></script>')

@@ -408,7 +408,7 @@ def _loaded(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device: 
 
 
 def _measure(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device: str = "cpu") -> dict:
-    """Base, expert, averaging and TA accuracies plus the interference diagnostics ZOO_NOTES asks for (evaluated
+    """Base, expert, averaging and TA accuracies plus the interference diagnostics of docs/zoo.md (evaluated
     and merged on ``device``)."""
     import nbmerge
 
@@ -582,7 +582,7 @@ def variant_experts(zoo: Zoo, *, lr_factors=(1.0,), step_factors=(1.0,), quiet: 
     """Experts fine-tuned from the zoo's base with per-task learning-rate and step multipliers (cycled over tasks).
 
     For ACE's heterogeneous setting: experts trained with very different budgets have task vectors of very
-    different norms (METHODS.md §10: γ > 0.3 is what switches ACE's normalisation and refinement on). Cached in
+    different norms (docs/methods.md, ACE: γ > 0.3 is what switches its normalisation and refinement on). Cached in
     the zoo's store beside the ordinary experts, with the same checksum journal and resume behaviour.
     """
     tasks = zoo.tasks

@@ -3,7 +3,7 @@
 Every image comes from files that a Debian or PyPI package installs, so a fresh machine with no network builds the
 same arrays: Fashion-MNIST (Debian `dataset-fashion-mnist`), scikit-learn's handwritten digits, scikit-image's
 texture photographs and faces-vs-non-faces, and one writing system per task rendered with Pillow from Debian font
-packages. The recipes are the ones docs/ZOO_NOTES.md ("What worked") measured.
+packages. docs/zoo.md gives the recipes and why they were chosen.
 
 `data_manifests/` records, per task, the source packages and files (sha256), the recipe with its seeds, the split
 sizes, the class names and the sha256 of every generated array. `build_task(name)` rebuilds a task and checks it
@@ -49,7 +49,7 @@ MANIFEST_FORMAT = 1
 # Images per class and split. Small enough that the whole tiny20 zoo's data builds in well under a minute.
 PER_CLASS = {"train": 300, "val": 100, "test": 200}
 
-# Everything a glyph task may draw from; ZOO_NOTES lists these six (12 s to install).
+# Everything a glyph task may draw from (docs/zoo.md).
 FONT_PACKAGES = ("fonts-noto-core", "fonts-noto-cjk", "fonts-dejavu-core", "fonts-liberation", "fonts-freefont-ttf",
                  "fonts-urw-base35")
 # Two faces whose glyphs differ by less than this mean absolute difference (0-255, on 16×16 thumbnails of the 64 px
@@ -88,7 +88,7 @@ class TaskData:
 
 @dataclass(frozen=True)
 class Augment:
-    """Random warp and photometric jitter, drawn independently per image (ZOO_NOTES' glyph recipe by default)."""
+    """Random warp and photometric jitter, drawn independently per image (docs/zoo.md's glyph recipe by default)."""
 
     rotation_deg: float = 15.0
     scale: tuple[float, float] = (0.75, 1.1)
@@ -641,7 +641,7 @@ FASHION_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sanda
 
 # One writing system per task, 10 characters each. Where a script has look-alikes, the set keeps some (Arabic
 # letters told apart by their dots, Cyrillic Ш/Ц, Hangul syllables sharing their first consonant) so that the base
-# is not already good at it: ZOO_NOTES found Greek capitals and basic Hangul too easy.
+# is not already good at it: Greek capitals and basic Hangul proved too easy (docs/zoo.md).
 GLYPH_TASKS = {
     "latin": ("Latin capitals A-J", "ABCDEFGHIJ"),
     "fontdigits": ("digits 0-9 in typefaces", "0123456789"),

@@ -18,7 +18,7 @@ PREFIX = "visual."
 @dataclass(frozen=True)
 class Architecture:
     image_size: int = 28
-    patch_size: int = 7  # 16 tokens: what makes training fit 2 CPU cores (ZOO_NOTES: patch 4 learned ~nothing)
+    patch_size: int = 7  # 16 tokens: what makes training fit 2 CPU cores (patch 4 learned ~nothing; docs/zoo.md)
     width: int = 64
     layers: int = 4
     heads: int = 4

@@ -28,7 +28,7 @@ class Recipe:
     pretrain_batch: int = 256
     pretrain_lr: float = 2e-3
     pretrain_weight_decay: float = 0.05
-    # frozen heads: prototypes from a few shots per class (few shots leave headroom: ZOO_NOTES)
+    # frozen heads: prototypes from a few shots per class (few shots leave headroom: docs/zoo.md)
     head_shots: int = 5
     logit_scale: float = 30.0
     # experts: encoder fine-tuned with the head frozen

@@ -1,0 +1,49 @@
+"""The repository documents itself: no file cites documents users never see, and every docs/ page cited exists."""
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+# Internal team notes that are not part of the repository; users cannot follow a citation of them.
+INTERNAL = re.compile(r"\b(?:METHODS|ENV|ZOO_NOTES|BRIEF|STYLE)\.md\b|\bZOO_NOTES\b")
+DOCS_PAGE = re.compile(r"\bdocs/([\w.-]+\.md)\b")
+
+
+def tracked_files() -> list[Path]:
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    out = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
+    return [REPO / name for name in out.decode().split("\0") if name]
+
+
+def text_of(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8", errors="ignore")
+    except (FileNotFoundError, IsADirectoryError):  # deleted in the working tree, or a submodule
+        return ""
+
+
+def test_no_file_cites_internal_notes():
+    offenders = []
+    for path in tracked_files():
+        relative = path.relative_to(REPO)
+        if relative.parts[0] == "tests":
+            continue
+        for number, line in enumerate(text_of(path).splitlines(), 1):
+            if INTERNAL.search(line):
+                offenders.append(f"{relative}:{number}: {line.strip()[:100]}")
+    assert not offenders, "cite docs/ instead of internal notes:\n" + "\n".join(offenders)
+
+
+def test_cited_docs_pages_exist():
+    cited = {}
+    for path in sorted((REPO / "nbmerge").rglob("*.py")):
+        for name in DOCS_PAGE.findall(text_of(path)):
+            cited.setdefault(name, path.relative_to(REPO))
+    missing = {name: str(where) for name, where in cited.items() if not (REPO / "docs" / name).is_file()}
+    assert not missing, f"docs pages cited but missing: {missing}"
+    assert {"methods.md", "environment.md", "zoo.md"} <= set(cited)
