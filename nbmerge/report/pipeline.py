@@ -325,18 +325,20 @@ def run_reports(options: Options) -> dict:
 
 def publish(run: dict, run_dir: Path, target: Path) -> Path:
     """Copy a run's pages (index, every notebook's HTML and executed notebook, metrics.json, run.json) into
-    ``target``, replacing what was there only once the copy is complete. The pages sit one folder below
-    ``reports/`` there, so their MathJax path is rewritten to stay valid."""
+    ``target``, replacing what was there only once the copy is complete. ``target`` is self-contained: it carries
+    its own copy of MathJax (``_static/mathjax``, about 12 MB), and the pages point at it, so a fresh clone shows
+    the published formulas offline before anything is installed."""
     import shutil
 
     staging = target.with_name(f".{target.name}.partial")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
+    install_mathjax(staging / "_static")
     for row in run["reports"]:
         name = row["name"]
         if row.get("html"):
             page = (run_dir / row["html"]).read_text(encoding="utf-8")
-            (staging / row["html"]).write_text(page.replace("../../_static/mathjax/", "../_static/mathjax/"),
+            (staging / row["html"]).write_text(page.replace("../../_static/mathjax/", "_static/mathjax/"),
                                                encoding="utf-8")
         if (run_dir / row["notebook"]).exists():
             shutil.copy2(run_dir / row["notebook"], staging / row["notebook"])

@@ -1,0 +1,19 @@
+/*
+ *  /MathJax-v2/localization/de/HTML-CSS.js
+ *
+ *  Copyright (c) 2009-2018 The MathJax Consortium
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *      http://www.apache.org/licenses/LICENSE-2.0
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ */
+
+MathJax.Localization.addTranslation("de","HTML-CSS",{version:"2.7.9",isLoaded:true,strings:{LoadWebFont:"Lade Webfont %1",CantLoadWebFont:"Webschriftart %1 konnte nicht geladen werden",FirefoxCantLoadWebFont:"Firefox kann keine Webschriften von einem entfernten Rechner laden",CantFindFontUsing:"Es konnte keine g\u00FCltige Schriftart in %1 gefunden werden",WebFontsNotAvailable:"Webschriften sind nicht verf\u00FCgbar. Verwende stattdessen Bildschriften."}});MathJax.Ajax.loadComplete("[MathJax]/localization/de/HTML-CSS.js");

@@ -1,0 +1,112 @@
+"""The committed results (``reports/published/``) are one complete default ``make report`` run: every notebook, every
+paper claim with a verdict, produced from a commit of this repository, self-contained and small enough to commit."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PUBLISHED = ROOT / "reports" / "published"
+CLAIM_IDS = {*(f"A{i}" for i in range(1, 6)), *(f"B{i}" for i in range(1, 7)), *(f"P{i}" for i in range(1, 4)),
+             *(f"T{i}" for i in range(1, 8))}
+VERDICTS = {"held", "did not hold", "not tested"}
+MAX_BYTES = 25 * 2**20
+
+
+@pytest.fixture(scope="module")
+def run() -> dict:
+    path = PUBLISHED / "run.json"
+    assert path.exists(), "reports/published/run.json is missing: publish a complete `make report` run"
+    return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="module")
+def index() -> str:
+    return (PUBLISHED / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_complete_default_run(run):
+    assert run["status"] == "complete" and run["mode"] == "default"
+    assert not run["git_sha"].endswith("-dirty"), "published from a tree with uncommitted changes"
+    assert re.fullmatch(r"[0-9a-f]{40}", run["git_sha"])
+    assert run["zoos"] and all(z["status"] == "ok" and z["seconds"] >= 0 for z in run["zoos"])
+
+
+def test_produced_from_a_commit_of_this_repository(run):
+    git = ["git", "-C", str(ROOT)]
+    try:
+        shallow = subprocess.run([*git, "rev-parse", "--is-shallow-repository"], capture_output=True, text=True)
+    except FileNotFoundError:
+        pytest.skip("git is not installed")
+    if shallow.returncode != 0:
+        pytest.skip("not a git checkout")
+    if shallow.stdout.strip() == "true":
+        pytest.skip("shallow clone: the publishing commit may lie outside the fetched history")
+    found = subprocess.run([*git, "cat-file", "-e", f"{run['git_sha']}^{{commit}}"], capture_output=True)
+    assert found.returncode == 0, f"the published run's commit {run['git_sha'][:12]} is not in this repository"
+
+
+def test_every_notebook_is_published(run):
+    names = {p.stem for p in (ROOT / "notebooks").glob("*.ipynb") if not p.name.startswith(".")}
+    rows = {r["name"]: r for r in run["reports"]}
+    assert set(rows) == names
+    for name, row in rows.items():
+        assert row["status"] == "ok", name
+        assert row["seconds"] > 0, name
+        for path in (row["html"], row["notebook"], f"{name}/metrics.json"):
+            assert (PUBLISHED / path).is_file(), path
+
+
+def _index_claims(index: str) -> list[tuple[str, str]]:
+    """(id, verdict) of every row of the index's claims table (one claim id may have several rows)."""
+    table = index[index.index('id="claims"'):]
+    table = table[:table.index("</table>")]
+    claims = []
+    for row in re.findall(r"<tr>(.*?)</tr>", table, flags=re.S)[1:]:
+        cells = re.findall(r"<td>(.*?)</td>", row, flags=re.S)
+        verdict = re.search(r'class="verdict[^"]*">([^<]+)<', row)
+        claims.append((html.unescape(cells[0]), verdict.group(1) if verdict else ""))
+    return claims
+
+
+def test_the_index_lists_every_claim_with_a_verdict(run, index):
+    claims = _index_claims(index)
+    ids = {id_ for id_, _ in claims}
+    assert CLAIM_IDS <= ids, f"claims missing from the index: {sorted(CLAIM_IDS - ids)}"
+    assert all(v in VERDICTS for _, v in claims), claims
+    recorded = [c for name in (r["name"] for r in run["reports"])
+                for c in json.loads((PUBLISHED / name / "metrics.json").read_text()).get("claims", [])]
+    assert sorted((c["id"], c["verdict"]) for c in recorded) == sorted(claims)
+    for c in recorded:
+        if c["verdict"] != "not tested":
+            assert c["ours"] not in ("", "—"), f"{c['id']} has a verdict but no number of ours"
+        assert c["evidence"], c["id"]
+
+
+def test_the_index_shows_each_notebooks_time(run, index):
+    for row in run["reports"]:
+        assert f'href="{row["html"]}"' in index
+    assert "time" in index
+
+
+def test_small_and_self_contained():
+    files = [p for p in PUBLISHED.rglob("*") if p.is_file()]
+    assert sum(p.stat().st_size for p in files) <= MAX_BYTES
+    for page in (p for p in files if p.suffix == ".html"):
+        text = page.read_text(encoding="utf-8")
+        remote = re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="(https?:)?//', text)
+        assert not remote, f"{page.name} loads something from the network"
+
+
+def test_formulas_render_from_the_published_copy_of_mathjax():
+    for page in PUBLISHED.glob("*.html"):
+        sources = re.findall(r'<script[^>]+src="([^"?]*MathJax\.js)', page.read_text(encoding="utf-8"))
+        for src in sources:
+            assert (page.parent / src).resolve().is_relative_to(PUBLISHED.resolve()), (page.name, src)
+            assert (page.parent / src).is_file(), (page.name, src)
