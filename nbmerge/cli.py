@@ -6,6 +6,7 @@ import argparse
 import random
 import sys
 import time
+import warnings
 
 from .errors import NbmergeError
 
@@ -141,9 +142,12 @@ def cmd_eval(args) -> int:
     from .io import load_state_dict
     from .zoo.build import load_zoo
 
+    from .walker import resolve_device
+
+    device = resolve_device(args.device)
     zoo = load_zoo(args.suite, args.cache)
-    result = zoo.evaluator(args.device if args.device != "auto" else "cpu").evaluate(
-        load_state_dict(args.model), args.split)
+    model = _finite_model(load_state_dict(args.model), args.model)
+    result = zoo.evaluator(device).evaluate(model, args.split)
     if args.json:
         print(json.dumps(result, indent=1))
     else:
@@ -153,17 +157,38 @@ def cmd_eval(args) -> int:
     return 0
 
 
+def _finite_model(state: dict, name: str) -> dict:
+    """The state dict, or a clear error naming the first tensor with NaN or Inf."""
+    for key, value in state.items():
+        if value.is_floating_point() and not bool(value.isfinite().all()):
+            raise NbmergeError(f"{name}: tensor {key!r} contains NaN or Inf; nothing was evaluated")
+    return state
+
+
 def cmd_stats(args) -> int:
     from pathlib import Path
 
     from .io import load_state_dict, save_state_dict
     from .zoo.build import collect_grams, load_zoo
 
-    zoo = load_zoo(args.suite, args.cache)
     if args.n <= 0:
         raise NbmergeError(f"--n must be positive, got {args.n}")
-    result = collect_grams(zoo, load_state_dict(args.model), args.n, seed=args.seed)
+    if args.seed < 0:
+        raise NbmergeError(f"--seed must be >= 0, got {args.seed}")
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise NbmergeError(f"--out {out} is a file: stats writes one Gram file per task into a folder")
+    zoo = load_zoo(args.suite, args.cache)
+    available = min(len(zoo.arrays[task]["train_x"]) for task in zoo.tasks)
+    if args.n > available:
+        raise NbmergeError(f"--n {args.n}: the suite's smallest training split has {available} examples; "
+                           f"give at most {available}")
+    result = collect_grams(zoo, _finite_model(load_state_dict(args.model), args.model), args.n, seed=args.seed)
+    bad = [task for task, stats in result.items()
+           if not all(bool(g.isfinite().all()) for g in stats["grams"].values())]
+    if bad:
+        raise NbmergeError(f"the Grams of {', '.join(bad)} are not finite (the model overflows on its inputs); "
+                           "nothing was written")
     for task, stats in result.items():
         save_state_dict(stats["grams"], out / f"{task}.safetensors",
                         metadata={"examples": str(stats["examples"]), "tokens": str(stats["tokens"]),
@@ -185,6 +210,12 @@ def cmd_bmm_search(args) -> int:
             raise NbmergeError(f"--anchor-param expects KEY=VALUE, got {item!r}")
         key, value = item.split("=", 1)
         anchor_params[key.strip()] = value.strip()
+    if args.out:
+        from pathlib import Path
+
+        from .io import check_output_file
+
+        check_output_file(Path(args.out))  # before searching, not after
     zoo = load_zoo(args.suite, args.cache)
     result = tune_bmm(zoo, args.anchor, anchor_params=anchor_params, grams=args.gram, strategy=args.strategy,
                       budget=args.budget, seed=args.seed, log_path=args.log, by_depth=args.by_depth,
@@ -368,14 +399,35 @@ def cmd_report(args) -> int:
     return 1 if failed or bad_pages else 0
 
 
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    from .errors import NbmergeWarning
+
+    if issubclass(category, NbmergeWarning):
+        print(f"nbmerge: warning: {message}", file=sys.stderr)
+    else:
+        _show_warning(message, category, filename, lineno, file, line)
+
+
+_show_warning = warnings.showwarning
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    warnings.showwarning = _one_line_warning
     try:
         return args.func(args)
     except NbmergeError as exc:
         print(f"nbmerge: error: {exc}", file=sys.stderr)
-        return 2
+        return getattr(exc, "exit_code", 2)  # an interrupted report: 128 + the signal's number
+    except KeyboardInterrupt:
+        # Every output is written under a temporary name and renamed when complete, so nothing partial remains;
+        # a search resumes from its log.
+        print("nbmerge: interrupted; nothing partial was written (a search with --log resumes where it stopped)",
+              file=sys.stderr)
+        return 130
+    finally:
+        warnings.showwarning = _show_warning
 
 
 if __name__ == "__main__":

@@ -15,3 +15,31 @@ class MethodError(NbmergeError):
 
 class NumericalError(NbmergeError):
     """NaN/Inf in an input, or a linear system that cannot be solved."""
+
+
+class NbmergeWarning(UserWarning):
+    """Something a user should know that does not stop the job (the CLI prints it as one line)."""
+
+
+class ParameterError(NbmergeError):
+    """A notebook parameter of `nbmerge report` with an unknown or out-of-range value (checked before any run)."""
+
+
+class RunInterrupted(NbmergeError):
+    """`nbmerge report` stopped by SIGINT or SIGTERM; the run folder is marked ``interrupted``."""
+
+    def __init__(self, message: str, signal_name: str = "SIGINT"):
+        super().__init__(message)
+        self.signal_name = signal_name
+
+    @property
+    def exit_code(self) -> int:
+        """The shell's convention for a process ended by a signal: 128 + its number (130 for SIGINT)."""
+        import signal
+
+        return 128 + int(getattr(signal, self.signal_name, signal.SIGINT))
+
+
+class CacheError(NbmergeError):
+    """A file the zoo's cache derives (a suite's manifest.json, a store's journal.json, targets.json) is corrupt or
+    unreadable; the message names the file and the command that rebuilds it."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -70,6 +71,8 @@ class SafetensorsSource:
         path = Path(path)
         self.name = str(path)
         files = _resolve_files(path)
+        #: the files read (what an output must never overwrite)
+        self.files = tuple(files)
         self._handles = {}
         self._where: dict[str, str] = {}
         for file in files:
@@ -83,6 +86,20 @@ class SafetensorsSource:
                 if key in self._where:
                     raise CheckpointError(f"{self.name}: key {key!r} appears in two shards")
                 self._where[key] = str(file)
+        index = _index_of(path)
+        if index is not None:
+            weight_map = _weight_map(index)
+            for key, file in self._where.items():
+                if key not in weight_map:
+                    raise CheckpointError(f"{index}: weight_map leaves out {key!r}, which {Path(file).name} holds "
+                                          "(an index that does not match its shards)")
+                if Path(file).name != weight_map[key]:
+                    raise CheckpointError(f"{index}: weight_map puts {key!r} in {weight_map[key]}, but "
+                                          f"{Path(file).name} holds it")
+            absent = sorted(set(weight_map) - set(self._where))
+            if absent:
+                raise CheckpointError(f"{index}: weight_map lists {absent[0]!r}, which no shard holds "
+                                      f"({len(absent)} such keys)")
 
     def keys(self) -> list[str]:
         return list(self._where.keys())
@@ -107,6 +124,23 @@ class SafetensorsSource:
                                   "the file may be truncated") from exc
 
 
+def _index_of(path: Path) -> Path | None:
+    if path.is_dir():
+        indexes = sorted(path.glob("*.safetensors" + INDEX_SUFFIX))
+        return indexes[0] if len(indexes) == 1 else None
+    return path if path.name.endswith(INDEX_SUFFIX) else None
+
+
+def _weight_map(index: Path) -> dict[str, str]:
+    try:
+        weight_map = json.loads(index.read_text())["weight_map"]
+        if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
+            raise TypeError("weight_map is not a map of key to file name")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CheckpointError(f"{index}: not a valid safetensors index ({exc})") from exc
+    return weight_map
+
+
 def _resolve_files(path: Path) -> list[Path]:
     if path.is_dir():
         indexes = sorted(path.glob("*.safetensors" + INDEX_SUFFIX))
@@ -119,11 +153,7 @@ def _resolve_files(path: Path) -> list[Path]:
     if not path.exists():
         raise CheckpointError(f"{path}: no such file")
     if path.name.endswith(INDEX_SUFFIX):
-        try:
-            index = json.loads(path.read_text())
-            shard_names = sorted(set(index["weight_map"].values()))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise CheckpointError(f"{path}: not a valid safetensors index ({exc})") from exc
+        shard_names = sorted(set(_weight_map(path).values()))
         files = [path.parent / name for name in shard_names]
         missing = [str(f) for f in files if not f.exists()]
         if missing:
@@ -187,7 +217,17 @@ def _write_temp(directory: Path, prefix: str, data: bytes) -> str:
     return tmp
 
 
+def check_output_file(path: Path) -> None:
+    """A one-line error if a file output cannot be written at ``path`` (a folder there, or a file as its parent)."""
+    if path.is_dir():
+        raise CheckpointError(f"{path} is a folder: give a file name for the output, such as "
+                              f"{path / 'merged.safetensors'}")
+    if path.parent.exists() and not path.parent.is_dir():
+        raise CheckpointError(f"cannot write {path}: {path.parent} is a file, not a folder")
+
+
 def _atomic_write(path: Path, data: bytes) -> None:
+    check_output_file(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _write_temp(path.parent, f".{path.name}.", data)
     try:
@@ -229,6 +269,7 @@ class ShardedWriter:
         self._pending: StateDict = {}
         self._pending_bytes = 0
         self._shards: list[tuple[Path, list[str]]] = []
+        check_output_file(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
     def add(self, key: str, tensor: torch.Tensor) -> None:
@@ -248,12 +289,17 @@ class ShardedWriter:
         try:
             if self._pending or not self._shards:
                 self._flush()
+            # The new output is complete (in temporary files): now what an earlier output at this name left is
+            # removed, its index first, so that no reader can combine old and new files.
+            index = output_index(self.path)
+            index.unlink(missing_ok=True)
             if len(self._shards) == 1:
                 os.replace(self._shards[0][0], self.path)
                 self._shards = []
+                _remove_shards(self.path, keep=())
                 return [self.path]
-            stem = self.path.name[: -len(".safetensors")] if self.path.name.endswith(".safetensors") \
-                else self.path.name
+            self.path.unlink(missing_ok=True)
+            stem = _stem(self.path)
             n = len(self._shards)
             weight_map, finals = {}, []
             try:
@@ -262,7 +308,6 @@ class ShardedWriter:
                     os.replace(tmp, final)
                     finals.append(final)
                     weight_map.update({key: final.name for key in keys})
-                index = self.path.parent / (self.path.name + INDEX_SUFFIX)
                 atomic_write_text(index, json.dumps({"metadata": self.metadata or {}, "weight_map": weight_map},
                                                     indent=1))
             except BaseException:
@@ -271,6 +316,7 @@ class ShardedWriter:
                     final.unlink(missing_ok=True)
                 raise
             self._shards = []
+            _remove_shards(self.path, keep=finals)
             return finals + [index]
         except BaseException:
             self.abort()
@@ -281,6 +327,53 @@ class ShardedWriter:
             if tmp.exists():
                 tmp.unlink()
         self._shards, self._pending = [], {}
+
+
+def _stem(path: Path) -> str:
+    return path.name[: -len(".safetensors")] if path.name.endswith(".safetensors") else path.name
+
+
+def output_index(path: Path) -> Path:
+    """The index a sharded output at ``path`` writes beside its shards."""
+    return path.parent / (path.name + INDEX_SUFFIX)
+
+
+def output_shards(path: Path) -> list[Path]:
+    """Existing shard files of a sharded output at ``path`` (``<stem>-0000i-of-0000n.safetensors``)."""
+    pattern = re.compile(re.escape(_stem(path)) + r"-\d{5}-of-\d{5}\.safetensors")
+    if not path.parent.is_dir():
+        return []
+    return sorted(p for p in path.parent.iterdir() if pattern.fullmatch(p.name))
+
+
+def _remove_shards(path: Path, keep) -> None:
+    keep = {Path(p).name for p in keep}
+    for shard in output_shards(path):
+        if shard.name not in keep:
+            shard.unlink(missing_ok=True)
+
+
+def check_not_an_input(out: Union[str, os.PathLike], inputs: Iterable[object], what: str = "--out") -> None:
+    """Refuse an output that would overwrite or change an input: the same file, one of its shards or index, or a
+    file written into a folder that is read as a whole checkpoint."""
+    out = Path(out)
+    footprint = [out, output_index(out), *output_shards(out)]
+    footprint = {os.path.realpath(p) for p in footprint if p.exists()}
+    for item in inputs:
+        if not isinstance(item, (str, os.PathLike)):
+            continue
+        source = Path(item)
+        if source.is_dir() and os.path.realpath(source) == os.path.realpath(out.parent if out.parent != Path("")
+                                                                               else Path(".")):
+            raise CheckpointError(f"{what} {out} is inside {source}, which is read as a checkpoint folder: "
+                                  "writing there would change that input")
+        try:
+            files = _resolve_files(source) + ([_index_of(source)] if _index_of(source) else [])
+        except CheckpointError:
+            continue  # an unreadable input is reported when it is read
+        for file in files:
+            if os.path.realpath(file) in footprint:
+                raise CheckpointError(f"{what} {out} would overwrite the input {file}: choose another output path")
 
 
 def write_tensors(items: Iterable[tuple[str, torch.Tensor]], path: Union[str, os.PathLike],

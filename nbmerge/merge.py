@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .errors import MethodError
-from .io import Source, StateDict, write_tensors
+from .io import Source, StateDict, check_not_an_input, write_tensors
 from .registry import get_method
 from .walker import Walk
 
@@ -41,7 +41,14 @@ def merge(method: str, base: Source, experts: Sequence[Source], params: Optional
 def merge_to_file(method: str, base: Source, experts: Sequence[Source], out: str | os.PathLike,
                   params: Optional[Mapping[str, Any]] = None, *, grams=None, fishers=None,
                   walk: Optional[Walk] = None, max_shard_bytes: Optional[int] = None) -> list[Path]:
-    """Merge and write the result tensor by tensor, atomically (sharded above ``max_shard_bytes``)."""
+    """Merge and write the result tensor by tensor, atomically (sharded above ``max_shard_bytes``).
+
+    Nothing is written until every check passed; ``out`` may not be (or overwrite) an input. An earlier output at
+    ``out`` (single file, or shards and index) is replaced as a whole once the new one is complete.
+    """
+    inputs = [base, *(experts if isinstance(experts, Sequence) and not isinstance(experts, (str, bytes)) else ()),
+              *(grams or ()), *(fishers or ())]
+    check_not_an_input(out, inputs)
     items = _call(method, base, experts, params, grams, fishers, walk, stream=True)
     # One metadata key: safetensors stores the header map unordered, so several keys would make the bytes of
     # identical merges differ from run to run.

@@ -8,6 +8,7 @@ keyword-only parameters (other than the run options ``walk``/``stream`` and the 
 from __future__ import annotations
 
 import inspect
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -76,10 +77,15 @@ def coerce(value: Any, default: Any, where: str) -> Any:
                 return int(value)
         elif isinstance(default, float):
             if isinstance(value, (int, float, str)) and not isinstance(value, bool):
-                return float(value)
+                number = float(value)
+                if not math.isfinite(number):
+                    raise MethodError(f"{where}: expected a finite number, got {value!r}")
+                return number
         elif isinstance(default, str):
             if isinstance(value, str):
                 return value
+    except MethodError:
+        raise
     except (TypeError, ValueError):
         pass
     raise MethodError(f"{where}: expected {type(default).__name__}, got {value!r}")

@@ -26,7 +26,10 @@ told), and the search continues at the first missing trial, so the result equals
 log returns its result without evaluating anything. Different settings raise ``NbmergeError`` before anything is
 written. A last line cut short by a crash (no final newline) is dropped without a warning, and the file is
 rewritten atomically without it; a malformed *complete* line is corruption and raises. A file that does not start
-like a search log is never overwritten. Two processes must not share one log (nothing locks it).
+like a search log is never overwritten. Each trial line carries ``check``, a checksum of the line chained to the one
+before, so a line edited by hand (even into valid JSON) is refused as corruption (format-1 logs, written before
+checksums, are read without this check). A search holds an exclusive lock on its log (``.<log>.lock`` beside it)
+while it runs: a second search on the same log is refused with an error naming the holder.
 """
 
 from __future__ import annotations
@@ -54,7 +57,8 @@ DEFAULT_BUDGET = 20       # the paper's BO budget
 DEFAULT_INITIAL = 5       # space-filling points before the GP proposes (5 Sobol + 15 EI; ours: docs/methods.md, BMM)
 DEFAULT_GRID = 15         # values per dimension: 15 × 15 = 225, the size of the paper's exhaustive baseline
 INITIAL_DESIGNS = ("sobol", "lhs", "halton", "hammersly", "random")
-LOG_FORMAT = 1
+LOG_FORMAT = 2                 # 2: every trial line carries a checksum chained to the line before (1: none)
+_READABLE_FORMATS = (1, 2)
 _MAGIC = "nbmerge_search_log"  # the first key of line 1: a file that does not start with it is not ours
 _REPLAY_TOLERANCE = 1e-9       # relative: a re-proposed point further than this from the logged one is a mismatch
 
@@ -333,10 +337,59 @@ def _versions() -> dict:
     return {"python": platform.python_version(), "numpy": np.__version__, "skopt": skopt.__version__}
 
 
-def _read_log(path: Path, settings: dict, digest: str) -> list[dict]:
+def _chain(previous: str, record: dict) -> str:
+    """The checksum of a trial line: sha256 of the previous line's checksum and the record (without ``check``)."""
+    body = json.dumps({k: v for k, v in record.items() if k != "check"}, sort_keys=True)
+    return hashlib.sha256((previous + body).encode()).hexdigest()[:16]
+
+
+def _verify_chain(path: Path, header_line: bytes, header: dict, trials: list) -> str:
+    """Check every trial line's checksum (format 2); return the last one (what the next line chains to)."""
+    previous = hashlib.sha256(header_line).hexdigest()[:16]
+    if header.get(_MAGIC) == 1:
+        return previous
+    for number, record in enumerate(trials, start=2):
+        if not isinstance(record, dict) or record.get("check") != _chain(previous, record):
+            raise NbmergeError(f"{path}, line {number}: its checksum does not match (the line was changed after it "
+                               "was written); the log is corrupt. Move it away to start again")
+        previous = record["check"]
+    return previous
+
+
+class _Lock:
+    """An exclusive, non-blocking lock on ``.<log>.lock`` beside a log, held for the whole search."""
+
+    def __init__(self, path: Path):
+        import fcntl
+        import socket
+
+        self.file = path.with_name(f".{path.name}.lock")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.handle = open(self.file, "a+", encoding="utf-8")
+        try:
+            fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.handle.seek(0)
+            holder = self.handle.read().strip() or "another process"
+            self.handle.close()
+            raise NbmergeError(f"{path} is in use by another search ({holder}); wait for it to finish or use "
+                               "another log") from None
+        self.handle.seek(0)
+        self.handle.truncate()
+        self.handle.write(f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}")
+        self.handle.flush()
+
+    def release(self) -> None:
+        if not self.handle.closed:
+            self.handle.truncate(0)
+            self.handle.close()  # closing releases the lock
+
+
+def _read_log(path: Path, settings: dict, digest: str) -> tuple[list[dict], str, bool]:
     """The logged trials of a log written with these settings: [] for a new (or empty) log, which is created.
 
-    Raises before writing anything if the log belongs to other settings or is not a search log.
+    Raises before writing anything if the log belongs to other settings or is not a search log. Also returns the
+    checksum the next trial line chains to, and whether the log's format carries checksums.
     """
     raw = path.read_bytes() if path.exists() else b""
     prefix = b'{"' + _MAGIC.encode() + b'"'
@@ -349,8 +402,9 @@ def _read_log(path: Path, settings: dict, digest: str) -> list[dict]:
     if not complete:
         header = {_MAGIC: LOG_FORMAT, "hash": digest, "settings": settings, "versions": _versions(),
                   "created": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
-        atomic_write_text(path, json.dumps(header) + "\n")  # a new log, or one whose header never finished
-        return []
+        line = json.dumps(header)
+        atomic_write_text(path, line + "\n")  # a new log, or one whose header never finished
+        return [], hashlib.sha256(line.encode()).hexdigest()[:16], True
     records = []
     for number, line in enumerate(complete, start=1):
         try:
@@ -359,7 +413,7 @@ def _read_log(path: Path, settings: dict, digest: str) -> list[dict]:
             raise NbmergeError(f"{path}, line {number}: not valid JSON; the log is corrupt (a crash can only cut "
                                "the last line short). Move it away to start again") from None
     header, trials = records[0], records[1:]
-    if not isinstance(header, dict) or header.get(_MAGIC) != LOG_FORMAT or "settings" not in header:
+    if not isinstance(header, dict) or header.get(_MAGIC) not in _READABLE_FORMATS or "settings" not in header:
         raise NbmergeError(f"{path}: line 1 is not a format-{LOG_FORMAT} search log header")
     if header.get("hash") != digest or header["settings"] != settings:
         raise NbmergeError(f"{path} was written by a search with different settings "
@@ -370,20 +424,25 @@ def _read_log(path: Path, settings: dict, digest: str) -> list[dict]:
         if not isinstance(record, dict) or record.get("trial") != expected or "params" not in record \
                 or "value" not in record:
             raise NbmergeError(f"{path}, line {number}: expected the record of trial {expected}, got {record!r:.200}")
+    last = _verify_chain(path, complete[0], header, trials)
     if partial:
         atomic_write_text(path, b"\n".join(complete).decode() + "\n")  # drop the cut-short line, atomically
-    return trials
+    return trials, last, header[_MAGIC] >= 2
 
 
 class _Log:
     """Append-only JSON lines, each flushed and fsynced before the next trial starts."""
 
-    def __init__(self, path: Optional[Path]):
+    def __init__(self, path: Optional[Path], previous: str = "", checked: bool = True):
         self.handle = open(path, "a", encoding="utf-8") if path is not None else None
+        self.previous, self.checked = previous, checked
 
     def write(self, record: dict) -> None:
         if self.handle is None:
             return
+        if self.checked:
+            record = {**record, "check": _chain(self.previous, record)}
+            self.previous = record["check"]
         self.handle.write(json.dumps(record) + "\n")
         self.handle.flush()
         os.fsync(self.handle.fileno())
@@ -469,7 +528,18 @@ def search(objective: Callable[[dict[str, float]], Any], space: Space, *, strate
         proposer = _Grid(searched, grid_sizes)
 
     path = Path(log_path) if log_path is not None else None
-    records = _read_log(path, identity, digest) if path is not None else []
+    lock = _Lock(path) if path is not None else None
+    try:
+        return _run(objective, space, searched, proposer, strategy, budget, identity, digest, path, progress, desc,
+                    start)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _run(objective, space: Space, searched: Space, proposer, strategy: str, budget: int, identity: dict,
+         digest: str, path: Optional[Path], progress: bool, desc: str, start: float) -> SearchResult:
+    records, previous, checked = _read_log(path, identity, digest) if path is not None else ([], "", True)
     if len(records) > budget:
         raise NbmergeError(f"{path} holds {len(records)} trials, more than the budget {budget}")
 
@@ -494,7 +564,7 @@ def search(objective: Callable[[dict[str, float]], Any], space: Space, *, strate
 
     from tqdm import tqdm  # not tqdm.auto: in a notebook it warns about ipywidgets, which reports do not need
 
-    log = _Log(path)
+    log = _Log(path, previous, checked)
     bar = tqdm(total=budget, initial=len(trials), desc=desc, disable=not progress, leave=False)
     try:
         for index in range(len(trials), budget):
@@ -527,8 +597,9 @@ def read_log(path: Union[str, os.PathLike]) -> tuple[dict, list[Trial]]:
         records = [json.loads(line) for line in lines]
     except ValueError:
         raise NbmergeError(f"{path}: a complete line is not valid JSON; the log is corrupt") from None
-    if not records or not isinstance(records[0], dict) or records[0].get(_MAGIC) != LOG_FORMAT:
+    if not records or not isinstance(records[0], dict) or records[0].get(_MAGIC) not in _READABLE_FORMATS:
         raise NbmergeError(f"{path}: not a format-{LOG_FORMAT} search log")
+    _verify_chain(Path(path), lines[0], records[0], records[1:])
     trials = [Trial(r["trial"], r["params"], r["value"], r.get("seconds", 0.0), r.get("search_seconds", 0.0),
                     r.get("metrics", {}), replayed=True) for r in records[1:]]
     return records[0], trials

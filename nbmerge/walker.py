@@ -20,14 +20,18 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
+import os
 import re
+import warnings
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 import torch
 
-from .errors import CheckpointError, MethodError, NumericalError
+from .errors import CheckpointError, MethodError, NbmergeWarning, NumericalError
 from .io import Source, StateDict, TensorSource, as_source
 
 MATRIX_RULES = ("ndim2", "linear_only")
@@ -68,12 +72,20 @@ class Walk:
 
 
 def resolve_device(device: str | torch.device) -> str:
+    """``auto`` (a GPU when there is one), ``cpu``, ``cuda`` or ``cuda:N``; anything else is a clear error."""
     device = str(device)
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise MethodError(f"device {device!r} requested but CUDA is not available")
-    return device
+    if device == "cpu":
+        return device
+    if re.fullmatch(r"cuda(:\d+)?", device):
+        if not torch.cuda.is_available():
+            raise MethodError(f"device {device!r} requested but CUDA is not available (use cpu or auto)")
+        index = int(device.split(":")[1]) if ":" in device else 0
+        if index >= torch.cuda.device_count():
+            raise MethodError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+        return device
+    raise MethodError(f"unsupported device {device!r}: use auto, cpu, cuda or cuda:N")
 
 
 def is_linear_weight(key: str, shape: Sequence[int]) -> bool:
@@ -148,7 +160,7 @@ class ModelView:
         self.experts = [as_source(e, f"expert {i}") for i, e in enumerate(experts)]
         self.T = len(self.experts)
         self.device = walk.device
-        excluded = [re.compile(p) for p in walk.exclude]
+        excluded = _compile(walk.exclude, "exclude")
         self.excluded = {k for k in self.base.keys() if any(p.search(k) for p in excluded)}
         self.keys = [k for k in self.base.keys() if k not in self.excluded]
         self._check_experts()
@@ -165,7 +177,7 @@ class ModelView:
             missing = [k for k in self.keys if k not in keys]
             if missing:
                 raise CheckpointError(f"{expert.name}: missing key {missing[0]!r} of the base model"
-                                      f" ({len(missing)} missing; use exclude= to keep such keys at the base)")
+                                      f" ({len(missing)} missing; --exclude REGEX, or Walk(exclude=...) from Python, keeps such keys at the base)")
             extra = sorted(keys - base_keys)
             if extra:
                 raise CheckpointError(f"{expert.name}: key {extra[0]!r} is not in the base model"
@@ -174,6 +186,18 @@ class ModelView:
                 if expert.shape(key) != self.base.shape(key):
                     raise CheckpointError(f"shape mismatch for {key!r}: base {list(self.base.shape(key))}, "
                                           f"{expert.name} {list(expert.shape(key))}")
+                base_dtype, expert_dtype = self.base.dtype(key), expert.dtype(key)
+                if base_dtype.is_floating_point != expert_dtype.is_floating_point or \
+                        (not base_dtype.is_floating_point and base_dtype != expert_dtype):
+                    raise CheckpointError(f"{expert.name}: {key!r} is stored as {_dtype_name(expert_dtype)}, the "
+                                          f"base's as {_dtype_name(base_dtype)} (a quantised or foreign checkpoint?"
+                                          " nbmerge merges floating-point tensors of matching models)")
+        files = [_files_of(e) for e in self.experts]
+        for i, first in enumerate(files):
+            for j in range(i + 1, len(files)):
+                if first and first == files[j]:
+                    warnings.warn(f"{self.experts[i].name} and {self.experts[j].name} are the same checkpoint: "
+                                  "that expert counts twice in the merge", NbmergeWarning, stacklevel=4)
 
     def _check_stats(self, name: str, files: Sequence[Source]) -> list[TensorSource]:
         if len(files) != self.T:
@@ -236,15 +260,88 @@ class ModelView:
         if sources is None or key not in sources[0].keys():
             return None
         dtype = self.compute_dtype(key)
-        return [self._load(s, key, dtype) for s in sources]
+        tensors = [self._load(s, key, dtype) for s in sources]
+        if name == "grams":
+            for source, gram in zip(sources, tensors):
+                _check_gram_once(source, key, gram)
+        return tensors
 
     def float_keys(self) -> list[str]:
         return [k for k in self.keys if self.is_float(k)]
 
 
+def _compile(patterns: Sequence[str], option: str) -> list[re.Pattern]:
+    out = []
+    for pattern in patterns:
+        try:
+            out.append(re.compile(pattern))
+        except re.error as exc:
+            raise MethodError(f"{option}: {pattern!r} is not a valid regular expression ({exc})") from None
+    return out
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+def _files_of(source: TensorSource) -> frozenset:
+    """The real paths of a file-backed source's files (empty for in-memory sources)."""
+    return frozenset(os.path.realpath(f) for f in getattr(source, "files", ()))
+
+
+#: relative tolerances of the Gram checks: asymmetry against the largest entry, and the most negative eigenvalue
+#: (seen as a failed Cholesky after this much diagonal jitter) against the largest diagonal entry
+GRAM_SYMMETRY_TOL = 1e-4
+GRAM_PSD_TOL = 1e-5
+_CHECKED_FILES: set = set()
+_CHECKED_TENSORS: dict[int, int] = {}  # id of a live in-memory Gram → its version when checked
+
+
+def _forget(ident: int) -> None:
+    _CHECKED_TENSORS.pop(ident, None)
+
+
+def _check_gram_once(source: TensorSource, key: str, gram: torch.Tensor) -> None:
+    """Check a Gram the first time it is read (searches read the same Grams at every trial): a file again when it
+    changes (path, mtime, size), an in-memory tensor again when it is modified in place."""
+    files = getattr(source, "files", ())
+    if files:
+        memo = tuple((os.path.realpath(f), os.stat(f).st_mtime_ns, os.stat(f).st_size) for f in files), key
+        if memo not in _CHECKED_FILES:
+            check_gram(gram, f"{source.name}: Gram of {key!r}")
+            _CHECKED_FILES.add(memo)
+        return
+    raw = source.get(key)
+    version = -1 if raw.is_inference() else raw._version  # inference tensors keep no version counter
+    if _CHECKED_TENSORS.get(id(raw)) != version:
+        check_gram(gram, f"{source.name}: Gram of {key!r}")
+        if id(raw) not in _CHECKED_TENSORS:
+            weakref.finalize(raw, _forget, id(raw))  # an id is reused only after its tensor is freed
+        _CHECKED_TENSORS[id(raw)] = version
+
+
+def check_gram(gram: torch.Tensor, where: str) -> None:
+    """A Gram XᵀX must be symmetric (within tolerance) and positive semi-definite: raise NumericalError if not."""
+    scale = gram.abs().max()
+    if scale == 0:
+        return
+    asym = (gram - gram.T).abs().max()
+    if asym > GRAM_SYMMETRY_TOL * scale:
+        raise NumericalError(f"{where} is not symmetric (max |G − Gᵀ| = {float(asym):.3g}, largest entry "
+                             f"{float(scale):.3g}): not an input Gram XᵀX")
+    sym = 0.5 * (gram + gram.T)
+    jitter = GRAM_PSD_TOL * float(sym.diagonal().abs().max().clamp_min(scale * 1e-12))
+    eye = torch.eye(sym.shape[0], dtype=sym.dtype, device=sym.device)
+    _, info = torch.linalg.cholesky_ex(sym.double() + jitter * eye.double())
+    if int(info) != 0:
+        low = float(torch.linalg.eigvalsh(sym.double()).min())
+        raise NumericalError(f"{where} is not positive semi-definite (smallest eigenvalue {low:.3g}): "
+                             "not an input Gram XᵀX")
+
+
 def plan_units(view: ModelView, rule: Rule, walk: Walk) -> list[Unit]:
     matrix_rule = walk.matrix_rule or rule.matrix_rule
-    matrix_exclude = [re.compile(p) for p in walk.matrix_exclude]
+    matrix_exclude = _compile(walk.matrix_exclude, "matrix_exclude")
 
     def on_matrix_path(key: str) -> bool:
         if rule.matrix is None or not view.is_float(key):
@@ -306,6 +403,8 @@ def walk_merge(base: Source, experts: Sequence[Source], rule: Rule, *, params: M
     All input checks run before the first tensor is produced.
     """
     walk = walk or Walk()
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale):
+        raise MethodError(f"scale must be a finite number, got {scale!r}")
     view = ModelView(base, experts, walk, {"grams": grams, "fishers": fishers})
     units = plan_units(view, rule, walk)
     allowed = set(params) | {"scale"}
@@ -335,18 +434,26 @@ def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable,
     fallback_accepts = _accepts(fallback)
     unit_of = {k: unit for unit in units for k in unit.keys}
     pending: dict[str, torch.Tensor] = {}
+    kept: list[tuple[str, list[str]]] = []  # non-float tensors where an expert differs from the base
     for key in view.base.keys():
         if key in pending:
             yield key, pending.pop(key)
             continue
         if key not in unit_of:  # excluded, or not floating point (integer buffers): kept as they are
-            yield key, view.base.get(key)
+            value = view.base.get(key)
+            if key in view.keys:
+                differs = [e.name for e in view.experts if not torch.equal(e.get(key), value)]
+                if differs:
+                    kept.append((key, differs))
+            yield key, value
             continue
         unit = unit_of[key]
         unit_params = dict(params)
         for k in unit.keys:
             unit_params.update(walk.module_params.get(k, {}))
         unit_scale = float(unit_params.pop("scale", scale))
+        if not math.isfinite(unit_scale):
+            raise MethodError(f"scale for {key!r} must be a finite number, got {unit_scale!r}")
         base_tensors = [view.base_tensor(k) for k in unit.keys]
         deltas_per_key = [view.deltas(k, base) for k, base in zip(unit.keys, base_tensors)]
         extras = dict(context, key=key, base=base_tensors[0],
@@ -368,10 +475,19 @@ def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable,
                 raise NumericalError(f"merged task vector for {k!r} is not finite "
                                      "(an ill-conditioned solve? try a larger regulariser)")
             out = (base_t + unit_scale * tau).to(view.base.dtype(k))
+            if walk.check_finite and not torch.isfinite(out).all():
+                bad = int((~torch.isfinite(out)).sum())
+                raise NumericalError(f"merged tensor {k!r} is not finite in {_dtype_name(out.dtype)} ({bad} of "
+                                     f"{out.numel()} values overflow at scale {unit_scale:g}); nothing was written")
             if k == key:
                 yield k, out
             else:
                 pending[k] = out
+    if kept:
+        key, names = kept[0]
+        warnings.warn(f"{len(kept)} non-floating-point tensor(s) differ between the base and the experts and "
+                      f"were kept at the base's value (e.g. {key!r}, in {', '.join(names)}): integer and bool "
+                      "tensors are not merged", NbmergeWarning, stacklevel=2)
 
 
 def task_vectors(base: Source, experts: Sequence[Source], walk: Optional[Walk] = None) -> list[StateDict]:

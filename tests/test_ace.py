@@ -256,7 +256,7 @@ def test_cli_merge_writes_the_library_result(tmp_path, capsys):
                                     {"tau_threshold": float("inf")}])
 def test_bad_parameters_are_method_errors(params, tiny):
     base, experts = tiny
-    with pytest.raises(MethodError, match="ace: "):
+    with pytest.raises(MethodError, match=r"ace[:.]"):  # the method's own check, or the registry's (non-finite)
         nbmerge.merge("ace", base, experts, params)
     with pytest.raises(MethodError):
         ace_matrix(task_vectors(), **params)

@@ -40,7 +40,7 @@ import torch.nn.functional as F
 
 from ..errors import CheckpointError, NbmergeError
 from ..io import atomic_write_text, load_state_dict, sha256_file
-from ..zoo.build import Store, _environment, _link, _measure, _task_seed, cache_root, recipe_hash
+from ..zoo.build import Store, _environment, _link, _measure, _task_seed, cache_root, recipe_hash, store_root
 from ..zoo.model import Head
 from ..zoo.train import Recipe
 from .arch import ClipArchitecture
@@ -425,7 +425,8 @@ def _verify(root: Path, manifest: dict) -> None:
         path = root / rel
         if not path.exists() or sha256_file(path) != digest:
             raise CheckpointError(f"{path} is missing, truncated or altered")
-    store = Store(Path(manifest["store"]), log=lambda *_: None)
+    store = Store(store_root(root, manifest), log=lambda *_: None, heal=False,
+                  remedy=f"run `nbmerge pool import {root.name} ...` to re-import it")
     for task in manifest["tasks"]:
         store.verify(f"data/{task}.npz")
 
@@ -580,7 +581,7 @@ def import_clip_pool(suite: str, checkpoints: PathLike, data_root: PathLike, *, 
     timings["evaluation_s"] = time.perf_counter() - start
     manifest = {
         "suite": suite, "tasks": tasks, "recipe": recipe.to_dict(), "recipe_hash": recipe_hash(recipe),
-        "store": str(store.root), "checksums": {rel: store.journal[rel] for rel in artifacts},
+        "store": os.path.relpath(store.root, out), "checksums": {rel: store.journal[rel] for rel in artifacts},
         "classes": {task: [str(c) for c in arrays[task]["class_names"]] for task in tasks},
         "timings": timings, "environment": _environment(torch_threads), **measured, "source": source,
     }

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import warnings
 import zlib
 
 import torch
 
-from ..errors import MethodError
+from ..errors import MethodError, NbmergeWarning
 from ..registry import register
 from ..walker import Rule, sum_kernel, walk_merge
 from .ties import check_ties_params, ties_kernel, ties_prepare
+
+DEFAULT_DENSITY = 0.2  # TIES's density when merge=ties
 
 
 def dare_drop(deltas: list[torch.Tensor], *, key: str, p: float = 0.5, rescale: bool = True, seed: int = 0,
@@ -33,11 +36,14 @@ def dare_drop(deltas: list[torch.Tensor], *, key: str, p: float = 0.5, rescale: 
 
 
 def dare_prepare(view, *, merge: str = "ta", density: float = 0.2, **_):
-    if merge == "ta":
-        return {}
-    if merge != "ties":
+    if merge not in ("ta", "ties"):
         raise MethodError(f"dare: merge must be 'ta' or 'ties', got {merge!r}")
     check_ties_params(density, "mean")
+    if merge == "ta":
+        if density != DEFAULT_DENSITY:
+            warnings.warn(f"dare: density={density:g} has no effect with merge=ta (it is TIES's density, used with "
+                          "merge=ties)", NbmergeWarning, stacklevel=2)
+        return {}
     return ties_prepare(view, density=density, merge="mean")
 
 

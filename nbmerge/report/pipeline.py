@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
+import signal
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,10 +27,11 @@ from typing import Any, Optional
 
 import yaml
 
-from ..errors import NbmergeError
+from ..errors import NbmergeError, RunInterrupted
 from ..io import atomic_write_text
 from ..provenance import PROJECT_ROOT, git_sha
 from .html import VERDICTS, install_mathjax, render_notebook, write_index
+from .validate import check_values
 
 KERNEL_NAME = "nbmerge-report"
 
@@ -112,25 +116,34 @@ def resolve_parameters(notebooks: list[Path], params_dir: Path, smoke: bool,
     declared = {p.stem: notebook_parameters(p) for p in notebooks}
     known_names = {p.stem for p in sorted(params_dir.parent.glob("*.ipynb"))} | set(declared)
     resolved = {}
+    origins: dict[str, dict[str, str]] = {}
     for name, defaults in declared.items():
         chosen: dict[str, Any] = {}
+        origin = origins.setdefault(name, {})
         for file, layer in layers:
             unknown_notebooks = set(layer) - known_names - {"all"}
             if unknown_notebooks:
                 raise NbmergeError(f"{file}: no notebook named {', '.join(sorted(unknown_notebooks))}")
-            chosen.update({k: v for k, v in layer.get("all", {}).items() if k in defaults})
+            for key, value in layer.get("all", {}).items():
+                if key in defaults:
+                    chosen[key], origin[key] = value, f"{file} (all)"
             for key, value in layer.get(name, {}).items():
                 if key not in defaults:
                     raise NbmergeError(f"{file}: notebook {name!r} has no parameter {key!r}; "
                                        f"its parameters: {', '.join(defaults)}")
-                chosen[key] = value
-        chosen.update({k: v for k, v in overrides.items() if k in defaults})
+                chosen[key], origin[key] = value, file
+        for key, value in overrides.items():
+            if key in defaults:
+                chosen[key], origin[key] = value, "-p"
         for key, value in chosen.items():
             _check_type(name, key, value, defaults[key])
         resolved[name] = chosen
     unused = [k for k in overrides if not any(k in d for d in declared.values())]
     if unused:
         raise NbmergeError(f"-p {', '.join(unused)}: no selected notebook has such a parameter")
+    # the values themselves (suites, methods, ranges...), on each notebook's defaults under every layer: a bad one
+    # fails here, in one line, rather than inside the notebook minutes later
+    check_values({name: {**declared[name], **resolved[name]} for name in declared}, origins)
     return resolved
 
 
@@ -197,9 +210,119 @@ def read_metrics(path: Path) -> dict:
     return metrics
 
 
-def run_one(notebook: Path, parameters: dict[str, Any], run_dir: Path, mathjax: Path, kernel: str) -> dict:
-    import papermill
+class _Stop(BaseException):
+    """Raised in the main thread by the SIGINT/SIGTERM handler while a run is in progress. Not an ``Exception``:
+    nothing that catches a notebook's failure catches it, and every ``finally`` on the way runs (the kernel's
+    temporary kernelspec folder is removed, the kernel is stopped)."""
 
+    def __init__(self, signal_name: str):
+        super().__init__(signal_name)
+        self.signal_name = signal_name
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def _signals_stop_the_run():
+    """While the block runs, SIGINT and SIGTERM raise ``_Stop`` in the main thread; a second signal while the run
+    is being stopped is ignored, so that the cleanup completes. The previous handlers are restored afterwards.
+    Off the main thread (where Python cannot set handlers) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+
+    def handler(signum, _frame):
+        if received:
+            return
+        received.append(signum)
+        raise _Stop(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old if old is not None else signal.SIG_DFL)
+
+
+KILL_GRACE_S = 30.0  # how long a stopped run waits for the notebook's worker thread once its kernel is killed
+
+
+def _kill_kernel(manager) -> None:
+    """SIGKILL a kernel and its process group (the kernel leads its own session: it never shares ours)."""
+    provisioner = getattr(manager, "provisioner", None)
+    pid, pgid = getattr(provisioner, "pid", None), getattr(provisioner, "pgid", None)
+    if not pid:
+        return
+    with contextlib.suppress(OSError):
+        if pgid and pgid == pid and pgid != os.getpgid(0):
+            os.killpg(pgid, signal.SIGKILL)
+        else:
+            os.kill(pid, signal.SIGKILL)
+
+
+def _execute(notebook: Path, executed: Path, parameters: dict[str, Any], kernel: str, workdir: Path) -> None:
+    """``papermill.execute_notebook`` in a worker thread, the kernel started by a manager this function can reach.
+
+    Run in the main thread, nbclient would take SIGINT and SIGTERM for itself (it shuts the kernel down, and the
+    notebook merely fails, the run going on with the next one); off the main thread it cannot, so both reach the
+    run's own handler (``_signals_stop_the_run``). When the wait for the worker is interrupted, the kernel is killed:
+    the worker's nbclient sees it die within a second, cleans up, and the interruption goes on up."""
+    import papermill
+    from jupyter_client import AsyncKernelManager
+
+    started: list = []
+    stopping = threading.Event()
+
+    class Manager(AsyncKernelManager):
+        async def start_kernel(self, **kwargs):
+            if stopping.is_set():
+                raise RuntimeError("the report run is stopping: no kernel is started")
+            started.append(self)
+            return await super().start_kernel(**kwargs)
+
+    outcome: dict[str, BaseException] = {}
+    done = threading.Event()
+
+    def work():
+        try:
+            papermill.execute_notebook(str(notebook), str(executed), parameters=parameters, kernel_name=kernel,
+                                       cwd=str(workdir), progress_bar=False, log_output=False,
+                                       kernel_manager_class=Manager)
+        except BaseException as err:  # noqa: BLE001 - handed to the main thread
+            outcome["error"] = err
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=work, name=f"nbmerge-report-{notebook.stem}", daemon=True)
+    worker.start()
+    try:
+        while not done.wait(0.2):
+            pass
+    except BaseException:
+        stopping.set()
+        # nbclient logs the kernel's death it is about to see ("Kernel died while waiting for execute reply"): the
+        # stop is reported once, by the caller
+        papermill_log = logging.getLogger("papermill")
+        level = papermill_log.level
+        papermill_log.setLevel(logging.CRITICAL + 1)
+        try:
+            deadline = time.monotonic() + KILL_GRACE_S
+            while not done.is_set() and time.monotonic() < deadline:
+                for manager in list(started):  # again and again: a kernel may be starting right now
+                    _kill_kernel(manager)
+                done.wait(0.2)
+        finally:
+            papermill_log.setLevel(level)
+        raise
+    worker.join()
+    if "error" in outcome:
+        raise outcome["error"]
+
+
+def run_one(notebook: Path, parameters: dict[str, Any], run_dir: Path, mathjax: Path, kernel: str) -> dict:
     name = notebook.stem
     workdir = run_dir / name
     workdir.mkdir(parents=True)
@@ -208,8 +331,7 @@ def run_one(notebook: Path, parameters: dict[str, Any], run_dir: Path, mathjax: 
                            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "status": "ok"}
     start = time.perf_counter()
     try:
-        papermill.execute_notebook(str(notebook), str(executed), parameters=parameters, kernel_name=kernel,
-                                   cwd=str(workdir), progress_bar=False, log_output=False)
+        _execute(notebook, executed, parameters, kernel, workdir)
         metrics = read_metrics(workdir / "metrics.json")
         row.update(headline=metrics.get("headline"), claims=metrics.get("claims", []),
                    git_sha=metrics.get("fingerprint", {}).get("git_sha", ""), metrics=f"{name}/metrics.json")
@@ -276,12 +398,52 @@ def build_suites(parameters: dict[str, dict[str, Any]], log=print) -> list[dict]
 
 
 def run_reports(options: Options) -> dict:
-    """Execute the selected notebooks; returns the run record (``status`` is ``complete`` or ``failed``)."""
+    """Execute the selected notebooks; returns the run record (``status`` is ``complete`` or ``failed``).
+
+    Every parameter value is checked before anything runs (``ParameterError``). SIGINT (Ctrl-C) or SIGTERM stop the
+    run: the notebook's kernel is killed, the temporary kernelspec folder removed, the run folder's ``run.json``
+    marked ``interrupted`` (the index is left as it was), and ``RunInterrupted`` raised (one line from the CLI)."""
+    state: dict[str, Any] = {"stage": "preparing the run"}
+    with _signals_stop_the_run():
+        try:
+            return _run_reports(options, state)
+        except (_Stop, KeyboardInterrupt) as stop:
+            raise _interrupted(state, stop.signal_name if isinstance(stop, _Stop) else "SIGINT") from None
+
+
+def _write_run(run_dir: Path, run: dict) -> None:
+    atomic_write_text(run_dir / "run.json", json.dumps(run, indent=2, default=str))
+
+
+def _interrupted(state: dict[str, Any], signal_name: str) -> RunInterrupted:
+    """Record the stop in the run folder (if there is one yet) and say where it happened."""
+    run, run_dir, stage = state.get("run"), state.get("run_dir"), state["stage"]
+    if run is None or run_dir is None:
+        return RunInterrupted(f"report interrupted by {signal_name} while {stage}; no run folder was written",
+                              signal_name)
+    if state.get("recorded"):  # every notebook ran and the run's status is final: it is kept
+        return RunInterrupted(f"report run {run['id']} ({run['status']}) interrupted by {signal_name} while "
+                              f"{stage}; its folder {run_dir} is complete, the index may still show the earlier run",
+                              signal_name)
+    row = state.get("row")
+    if row is not None:  # the notebook that was running
+        executed = run_dir / row["notebook"]
+        run["reports"].append({**row, "status": "interrupted", "error": f"interrupted by {signal_name}",
+                               "seconds": time.perf_counter() - state.get("row_start", time.perf_counter()),
+                               "notebook": row["notebook"] if executed.exists() else None})
+    run.update(status="interrupted", interrupted={"signal": signal_name, "while": stage},
+               ended=time.strftime("%Y-%m-%d %H:%M:%S %Z"))
+    _write_run(run_dir, run)
+    return RunInterrupted(f"report run {run['id']} interrupted by {signal_name} while {stage}; {run_dir} is marked "
+                          "interrupted (the index is unchanged)", signal_name)
+
+
+def _run_reports(options: Options, state: dict[str, Any]) -> dict:
     log = options.log
     notebooks = discover(options.notebooks, options.only)
     parameters = resolve_parameters(notebooks, options.notebooks / "parameters", options.smoke, options.overrides,
                                     options.profile)
-    out = options.out
+    out = Path(options.out).absolute()  # papermill changes the working directory while a notebook runs
     runs_root = out / "runs"
     runs_root.mkdir(parents=True, exist_ok=True)
     mathjax = install_mathjax(out / "_static")
@@ -294,22 +456,32 @@ def run_reports(options: Options) -> dict:
     while run_dir.exists():  # two runs in one second: never reuse a folder
         suffix += 1
         run_dir = runs_root / f"{run_id}-{suffix}"
-    run_dir.mkdir()
     run = {"id": run_dir.name, "mode": mode, "git_sha": sha,
            "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "status": "running", "reports": []}
-    atomic_write_text(run_dir / "run.json", json.dumps(run, indent=2, default=str))
+    run_dir.mkdir()
+    state.update(run=run, run_dir=run_dir, stage="creating the run folder")
+    _write_run(run_dir, run)
+    state["stage"] = "building the zoo suites"
     run["zoos"] = build_suites(parameters, log)
-    atomic_write_text(run_dir / "run.json", json.dumps(run, indent=2, default=str))
+    _write_run(run_dir, run)
+    state["stage"] = "starting the notebooks"
     with _project_kernel() as kernel:
         for notebook in notebooks:
             log(f"[report] {notebook.stem}: running with {parameters[notebook.stem] or 'its defaults'}")
+            state.update(stage=f"running notebook {notebook.stem}", row_start=time.perf_counter(),
+                         row={"name": notebook.stem, "notebook": f"{notebook.stem}.ipynb",
+                              "parameters": parameters[notebook.stem]})
             row = run_one(notebook, parameters[notebook.stem], run_dir, mathjax, kernel)
             run["reports"].append(row)
-            atomic_write_text(run_dir / "run.json", json.dumps(run, indent=2, default=str))
+            state.update(row=None, stage=f"recording notebook {notebook.stem}")
+            _write_run(run_dir, run)
             outcome = "ok" if row["status"] == "ok" else f"FAILED: {row['error']}"
             log(f"[report] {notebook.stem}: {outcome} ({row['seconds']:.0f} s)")
+        state["stage"] = "stopping the kernels"
+    state["stage"] = "writing the index"
     run["status"] = "complete" if all(r["status"] == "ok" for r in run["reports"]) else "failed"
-    atomic_write_text(run_dir / "run.json", json.dumps(run, indent=2, default=str))
+    _write_run(run_dir, run)
+    state["recorded"] = True  # from here on an interruption leaves the run's status as it is
     earlier = _earlier_runs(runs_root, run["id"])
     write_index(run_dir / "index.html", run, "", [])
     write_index(out / "index.html", run, f"runs/{run['id']}/", earlier)
@@ -318,6 +490,7 @@ def run_reports(options: Options) -> dict:
         if run["status"] != "complete" or mode != "default" or options.only or options.overrides:
             log("[report] not published: only a complete run of every notebook at default parameters is")
         else:
+            state["stage"] = "publishing"
             publish(run, run_dir, out / "published")
             log(f"[report] published to {out / 'published'}")
     return run

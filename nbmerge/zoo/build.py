@@ -7,10 +7,30 @@ Layout under the cache (``$NBMERGE_CACHE`` or ``~/.cache/nbmerge``)::
         data/<task>.npz  base.safetensors  heads/<task>.safetensors  experts/<task>.safetensors
     zoo/<suite>-<recipe hash>/      what `nbmerge zoo path SUITE` prints
         base.safetensors  experts/<task>.safetensors  heads/<task>.safetensors   (hard links into the store)
+        build-sessions.json         one row per run of the build that had work to do (see "Timings" below)
         manifest.json               written last: its presence means the suite is complete
 
 Every artifact is written atomically and recorded in the journal only afterwards, so an interrupted build resumes
 where it stopped, and a truncated or altered file is detected by its checksum and rebuilt.
+
+What is derived heals, what is broken is named:
+
+* A corrupt ``manifest.json`` (truncated, not JSON, lacking its keys) is a one-line ``CacheError`` naming it when a
+  suite is opened (``load_zoo``, ``nbmerge zoo info``, ``nbmerge eval``); ``nbmerge zoo build`` rewrites it from the
+  checksummed artifacts (it re-runs only the evaluation, whose results the manifest alone holds).
+* A corrupt ``journal.json`` is a ``CacheError`` naming the journal when a suite is opened; the build discards it,
+  keeps every artifact whose sha256 a suite manifest of the same store vouches for, and rebuilds the rest.
+* The manifest records its store relative to the suite folder (``"../store-<hash>"``), so a moved cache works; an
+  absolute path (a manifest of an older build) that no longer exists is looked up by its name beside the suite
+  folder (or inside it, for an imported pool).
+* No temporary file is left behind: artifacts are written under a temporary name and renamed, and the suite
+  folder's links are made the same way, with the temporary removed whatever happens.
+
+Timings: ``manifest["timings"]`` holds, per stage (``data_s``, ``pretrain_s``, ``experts_s``, ``evaluation_s``), the
+seconds summed over every session that worked on the suite folder (an interrupted run, each resumption, a later
+repair), and under ``"sessions"`` the sessions themselves (``build-sessions.json``): when each started, its threads,
+its seconds per stage, the artifacts it built and how it ended (``completed``, ``interrupted (KeyboardInterrupt)``,
+``failed (...)``). Artifacts a suite reuses from the shared store (built for another suite) cost it nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +41,7 @@ import os
 import platform
 import shutil
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Optional
@@ -28,7 +49,7 @@ from typing import Optional
 import numpy as np
 import torch
 
-from ..errors import CheckpointError, NbmergeError
+from ..errors import CacheError, CheckpointError, NbmergeError
 from ..io import _atomic_write, atomic_write_text, load_state_dict, save_state_dict, sha256_file
 from ..metrics import normalized_mean
 from ..provenance import git_sha
@@ -83,17 +104,30 @@ def store_hash(recipe: Recipe) -> str:
 
 
 class Store:
-    """Artifacts with a checksum journal: ``has`` is true only for complete, unaltered files."""
+    """Artifacts with a checksum journal: ``has`` is true only for complete, unaltered files.
 
-    def __init__(self, root: Path, log=print):
-        self.root = root
-        self.root.mkdir(parents=True, exist_ok=True)
-        self.journal_path = root / "journal.json"
+    ``heal``: a corrupt journal is discarded (logged, naming it; ``discarded`` then says why) so that a build can
+    re-verify what it can (``_recover_journal``) and rebuild the rest. Without it (every reader: a discarded
+    journal would make each artifact look unfinished, and a later write would drop the others' entries) opening the
+    store raises a ``CacheError`` naming the journal and ``remedy``.
+    """
+
+    def __init__(self, root: Path, log=print, heal: bool = True, remedy: str = "run `nbmerge zoo build` to heal it"):
+        self.root = Path(root)
+        if heal:
+            self.root.mkdir(parents=True, exist_ok=True)
+        self.journal_path = self.root / "journal.json"
         self.log = log
+        self.discarded: Optional[str] = None
+        self.written: list[str] = []  # what this object recorded (a build session's "built")
         try:
-            self.journal = json.loads(self.journal_path.read_text()) if self.journal_path.exists() else {}
-        except ValueError:
-            self.log(f"{self.journal_path} is corrupt: rebuilding every artifact")
+            self.journal = _read_journal(self.journal_path)
+        except CacheError as exc:
+            if not heal:
+                raise CacheError(f"{exc}: {remedy}") from exc
+            self.log(f"{exc}: discarding it (the artifacts that a suite manifest vouches for are kept, the rest "
+                     "rebuilt)")
+            self.discarded = str(exc)
             self.journal = {}
 
     def path(self, rel: str) -> Path:
@@ -121,6 +155,10 @@ class Store:
 
     def _record(self, rel: str) -> None:
         self.journal[rel] = sha256_file(self.path(rel))
+        self.written.append(rel)
+        self.save()
+
+    def save(self) -> None:
         atomic_write_text(self.journal_path, json.dumps(self.journal, indent=1, sort_keys=True))
 
     def put_tensors(self, rel: str, tensors: dict[str, torch.Tensor]) -> None:
@@ -138,6 +176,68 @@ class Store:
     def load_arrays(self, rel: str) -> dict[str, np.ndarray]:
         with np.load(self.verify(rel), allow_pickle=False) as data:
             return {k: data[k] for k in data.files}
+
+
+def _json_problem(exc: BaseException) -> str:
+    """Why a JSON file could not be read, in a few words."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text"
+    if isinstance(exc, OSError):
+        return f"unreadable: {exc.strerror or exc}"
+    return " ".join(str(exc).split())
+
+
+def _read_journal(path: Path) -> dict[str, str]:
+    """A store's journal ({} when there is none yet), or a CacheError naming it."""
+    if not path.exists():
+        return {}
+    try:
+        journal = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise CacheError(f"the build journal {path} is corrupt ({_json_problem(exc)})") from exc
+    if not isinstance(journal, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) and len(v) == 64 for k, v in journal.items()):
+        raise CacheError(f"the build journal {path} is corrupt (not a map of artifact to sha256)")
+    return journal
+
+
+def _remedy(suite: str) -> str:
+    if is_pool(suite):
+        return f"run `nbmerge pool import {suite} --checkpoints PATH --data-root PATH` to re-import it"
+    return f"run `nbmerge zoo build {suite}` to rebuild it"
+
+
+MANIFEST_KEYS = {"tasks": list, "recipe": dict, "store": str, "checksums": dict}  # what opening a suite needs
+
+
+def read_manifest(path: Path, remedy: str) -> dict:
+    """A suite's manifest, or a one-line CacheError naming it (corrupt, not JSON, or lacking what opening needs)."""
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise CacheError(f"{path} is corrupt ({_json_problem(exc)}): {remedy}") from exc
+    if not isinstance(manifest, dict):
+        raise CacheError(f"{path} is corrupt (not a JSON object): {remedy}")
+    wrong = [k for k, kind in MANIFEST_KEYS.items() if not isinstance(manifest.get(k), kind)]
+    if wrong:
+        raise CacheError(f"{path} is corrupt (missing or malformed {', '.join(wrong)}): {remedy}")
+    return manifest
+
+
+def store_root(root: Path, manifest: dict) -> Path:
+    """The store a suite's manifest records: relative to the suite folder ``root`` (so that a moved cache works),
+    or, in a manifest of an older build, absolute; an absolute path is looked up first by its name beside the
+    suite folder (a zoo's ``store-<hash>``) or inside it (an imported pool's ``store``), where a moved cache has
+    it, and used as recorded only when neither exists."""
+    recorded = Path(manifest["store"])
+    if not recorded.is_absolute():
+        return Path(os.path.normpath(root / recorded))
+    for candidate in (root.parent / recorded.name, root / recorded.name):
+        if (candidate / "journal.json").is_file():
+            return candidate
+    return recorded
 
 
 def _task_arrays(store: Store, task: str, recipe: Recipe) -> dict[str, np.ndarray]:
@@ -216,22 +316,116 @@ def suite_dir(suite: str, cache=None) -> Path:
     return cache_root(cache) / "zoo" / f"{suite}-{recipe_hash(recipe_for(suite))}"
 
 
+LINK_TMP = ".{name}.link.tmp"
+
+
 def _link(source: Path, target: Path) -> None:
+    """Make ``target`` the file ``source`` (a hard link, or a copy across file systems), atomically. A target that
+    already is that file is left alone (renaming one link of a file onto another is a no-op that would leave the
+    temporary behind), and the temporary never outlives the call."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.link.tmp")
-    if tmp.exists():
-        tmp.unlink()
+    if target.exists() and os.path.samefile(source, target):
+        return
+    tmp = target.with_name(LINK_TMP.format(name=target.name))
     try:
-        os.link(source, tmp)
-    except OSError:
-        shutil.copy2(source, tmp)
-    os.replace(tmp, target)
+        tmp.unlink(missing_ok=True)
+        try:
+            os.link(source, tmp)
+        except OSError:
+            shutil.copy2(source, tmp)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _remove_link_temporaries(folder: Path) -> None:
+    """Remove the link temporaries an interrupted build (or an older version of ``_link``) left in a suite folder."""
+    if folder.is_dir():
+        for stale in folder.rglob(LINK_TMP.format(name="*")):
+            stale.unlink(missing_ok=True)
+
+
+STAGES = ("data_s", "pretrain_s", "experts_s", "evaluation_s")
+SESSIONS_FILE = "build-sessions.json"
+
+
+class _Sessions:
+    """The runs of a suite's build, ``<suite folder>/build-sessions.json``: one row per run that had work to do,
+    rewritten as the run goes (after each stage and when it ends), so that an interrupted run keeps the time it
+    spent. The manifest's ``timings`` are their per-stage sums and the rows themselves."""
+
+    def __init__(self, path: Path, store: Store, log, threads: int):
+        self.path, self.store, self.log = path, store, log
+        self.rows = self._read()
+        for row in self.rows:
+            if row.get("outcome") == "running":  # a run killed before it could record how it ended
+                row["outcome"] = "ended without a record (killed)"
+        self.row = {"started": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "threads": threads,
+                    **{stage: 0.0 for stage in STAGES}, "built": [], "outcome": "running"}
+        self.rows.append(self.row)
+        self.save()
+
+    def _read(self) -> list[dict]:
+        if not self.path.exists():
+            return []
+        try:
+            rows = json.loads(self.path.read_text())
+            if isinstance(rows, list) and all(isinstance(r, dict) for r in rows):
+                return rows
+            problem = "not a list of sessions"
+        except (OSError, ValueError) as exc:
+            problem = _json_problem(exc)
+        self.log(f"{self.path} is corrupt ({problem}): the timings of earlier sessions are lost, starting anew")
+        return []
+
+    def save(self) -> None:
+        self.row["built"] = list(self.store.written)
+        atomic_write_text(self.path, json.dumps(self.rows, indent=1))
+
+    @contextmanager
+    def stage(self, name: str):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.row[name] += time.perf_counter() - start
+
+    def end(self, outcome: str) -> None:
+        self.row["outcome"] = outcome
+        self.save()
+
+    def timings(self) -> dict:
+        return {**{stage: float(sum(r.get(stage, 0.0) for r in self.rows)) for stage in STAGES},
+                "sessions": self.rows}
+
+
+def _recover_journal(store: Store, cache, previous: Optional[dict]) -> None:
+    """After a corrupt journal was discarded: re-record every artifact whose sha256 a readable manifest of a suite
+    on this store (and ``previous``, the manifest this build just set aside) vouches for; the rest is rebuilt."""
+    manifests = [previous] if previous else []
+    for path in sorted((cache_root(cache) / "zoo").glob("*/manifest.json")):
+        try:
+            manifest = read_manifest(path, "")
+            if store_root(path.parent, manifest).resolve() == store.root.resolve():
+                manifests.append(manifest)
+        except (CacheError, OSError):
+            continue
+    recovered = []
+    for manifest in manifests:
+        for rel, digest in manifest["checksums"].items():
+            path = store.path(rel)
+            if rel not in store.journal and path.is_file() and sha256_file(path) == digest:
+                store.journal[rel] = digest
+                recovered.append(rel)
+    store.save()
+    store.log(f"{store.journal_path}: re-recorded {len(recovered)} artifacts that verify against suite manifests; "
+              "rebuilding the others")
 
 
 def build_zoo(suite: str, cache=None, quiet: bool = False, log=print) -> Path:
-    """Build (or reuse) the zoo of ``suite`` and return its folder; resumes an interrupted build. An imported
-    pool (``clip-...``) is not built here: it must have been imported (``nbmerge pool import`` or
-    ``nbmerge.clip.pool.import_clip_pool``)."""
+    """Build (or reuse) the zoo of ``suite`` and return its folder; resumes an interrupted build and heals a corrupt
+    manifest or journal (module docstring). An imported pool (``clip-...``) is not built here: it must have been
+    imported (``nbmerge pool import`` or ``nbmerge.clip.pool.import_clip_pool``)."""
     if is_pool(suite):
         load_zoo(suite, cache)
         return suite_dir(suite, cache)
@@ -239,83 +433,106 @@ def build_zoo(suite: str, cache=None, quiet: bool = False, log=print) -> Path:
     if suite not in SUITES:
         raise NbmergeError(f"unknown suite {suite!r}; valid suites: {', '.join(SUITES)}")
     out = suite_dir(suite, cache)
-    if (out / "manifest.json").exists():
+    manifest_path = out / "manifest.json"
+    previous = None
+    if manifest_path.exists():
         try:
             load_zoo(suite, cache)  # verifies every checksum
             return out
         except NbmergeError as exc:
             log(f"{exc}; rebuilding")
-            (out / "manifest.json").unlink()
+            try:
+                previous = read_manifest(manifest_path, "")
+            except CacheError:
+                pass
+            manifest_path.unlink()
     recipe = recipe_for(suite)
     store = Store(cache_root(cache) / "zoo" / f"store-{store_hash(recipe)}", log=log)
-    tasks = list(SUITES[suite])
-    timings: dict[str, float] = {}
+    if store.discarded:
+        _recover_journal(store, cache, previous)
+    sessions = _Sessions(out / SESSIONS_FILE, store, log, torch.get_num_threads())
+    try:
+        _build(suite, list(SUITES[suite]), recipe, store, out, sessions, quiet, log)
+    except BaseException as exc:
+        detail = " ".join(str(exc).split())[:300]
+        try:
+            sessions.end(f"interrupted ({type(exc).__name__})" if isinstance(exc, KeyboardInterrupt)
+                         else f"failed ({type(exc).__name__}{': ' + detail if detail else ''})")
+        except OSError as error:  # e.g. a full disk: the build's own error is the one to report
+            log(f"could not record the session in {sessions.path}: {error}")
+        raise
+    finally:
+        _remove_link_temporaries(out)
+    return out
+
+
+def _build(suite: str, tasks: list[str], recipe: Recipe, store: Store, out: Path, sessions: _Sessions,
+           quiet: bool, log) -> None:
     torch_threads = torch.get_num_threads()
-
-    start = time.perf_counter()
     arrays = {}
-    for task in tasks:
-        arrays[task] = _task_arrays(store, task, recipe)
-    timings["data_s"] = time.perf_counter() - start
+    with sessions.stage("data_s"):
+        for task in tasks:
+            arrays[task] = _task_arrays(store, task, recipe)
+    sessions.save()
 
-    start = time.perf_counter()
-    if not store.has("base.safetensors") and recipe.pretrain_epochs == 0:
-        # a pretrained family (the text zoo): the base is the family's own weights
-        store.put_tensors("base.safetensors", encoder_state_dict(recipe.arch.build(recipe.seed), recipe.arch.prefix))
-    if not store.has("base.safetensors"):
-        pool_x, pool_y = _pool(recipe)
-        bar = _tqdm(1, "pretraining the base", quiet)
+    with sessions.stage("pretrain_s"):
+        if not store.has("base.safetensors") and recipe.pretrain_epochs == 0:
+            # a pretrained family (the text zoo): the base is the family's own weights
+            store.put_tensors("base.safetensors",
+                              encoder_state_dict(recipe.arch.build(recipe.seed), recipe.arch.prefix))
+        if not store.has("base.safetensors"):
+            pool_x, pool_y = _pool(recipe)
+            bar = _tqdm(1, "pretraining the base", quiet)
 
-        def progress(step, total, loss):
-            bar.total = total
-            bar.update(1)
-            bar.set_postfix(loss=f"{loss:.2f}")
+            def progress(step, total, loss):
+                bar.total = total
+                bar.update(1)
+                bar.set_postfix(loss=f"{loss:.2f}")
 
-        base_encoder = pretrain(pool_x, pool_y, recipe, progress=progress)
-        bar.close()
-        store.put_tensors("base.safetensors", encoder_state_dict(base_encoder, recipe.arch.prefix))
-    base_state = load_state_dict(store.verify("base.safetensors"))
-    base_encoder = _encoder_from(base_state, recipe.arch)
-    timings["pretrain_s"] = time.perf_counter() - start
-
-    start = time.perf_counter()
-    for index, task in enumerate(tasks):
-        head_rel, expert_rel = f"heads/{task}.safetensors", f"experts/{task}.safetensors"
-        task_seed = _task_seed(task)
-        if not store.has(head_rel) and recipe.head_shots == 0:
-            head = zero_shot_head(base_encoder, arrays[task]["descriptions"], recipe)
-            store.put_tensors(head_rel, head.state_dict())
-        if not store.has(head_rel):
-            head = fit_head(base_encoder, arrays[task]["train_x"], arrays[task]["train_y"], recipe, task_seed)
-            store.put_tensors(head_rel, head.state_dict())
-        head = Head.from_state_dict(load_state_dict(store.verify(head_rel)))
-        if not store.has(expert_rel):
-            if quiet:
-                log(f"fine-tuning expert {index + 1}/{len(tasks)}: {task}")
-            bar = _tqdm(recipe.expert_steps, f"expert {index + 1}/{len(tasks)}: {task}", quiet)
-            expert = finetune(base_encoder, head, arrays[task]["train_x"], arrays[task]["train_y"], recipe,
-                              task_seed, progress=lambda s, t, loss: bar.update(1))
+            base_encoder = pretrain(pool_x, pool_y, recipe, progress=progress)
             bar.close()
-            store.put_tensors(expert_rel, encoder_state_dict(expert, recipe.arch.prefix))
-    timings["experts_s"] = time.perf_counter() - start
+            store.put_tensors("base.safetensors", encoder_state_dict(base_encoder, recipe.arch.prefix))
+        base_state = load_state_dict(store.verify("base.safetensors"))
+        base_encoder = _encoder_from(base_state, recipe.arch)
+    sessions.save()
+
+    for index, task in enumerate(tasks):
+        with sessions.stage("experts_s"):
+            head_rel, expert_rel = f"heads/{task}.safetensors", f"experts/{task}.safetensors"
+            task_seed = _task_seed(task)
+            if not store.has(head_rel) and recipe.head_shots == 0:
+                head = zero_shot_head(base_encoder, arrays[task]["descriptions"], recipe)
+                store.put_tensors(head_rel, head.state_dict())
+            if not store.has(head_rel):
+                head = fit_head(base_encoder, arrays[task]["train_x"], arrays[task]["train_y"], recipe, task_seed)
+                store.put_tensors(head_rel, head.state_dict())
+            head = Head.from_state_dict(load_state_dict(store.verify(head_rel)))
+            if not store.has(expert_rel):
+                if quiet:
+                    log(f"fine-tuning expert {index + 1}/{len(tasks)}: {task}")
+                bar = _tqdm(recipe.expert_steps, f"expert {index + 1}/{len(tasks)}: {task}", quiet)
+                expert = finetune(base_encoder, head, arrays[task]["train_x"], arrays[task]["train_y"], recipe,
+                                  task_seed, progress=lambda s, t, loss: bar.update(1))
+                bar.close()
+                store.put_tensors(expert_rel, encoder_state_dict(expert, recipe.arch.prefix))
+        sessions.save()  # after each expert: an interrupted run keeps the time its finished experts took
 
     artifacts = ["base.safetensors"] + [f"{kind}/{task}.safetensors" for task in tasks
                                         for kind in ("heads", "experts")]
     for rel in artifacts:
         _link(store.verify(rel), out / rel)
 
-    start = time.perf_counter()
-    log(f"measuring {suite}: base, {len(tasks)} experts on every task, averaging, TA's λ grid on validation")
-    measured = _measure(out, tasks, arrays, recipe)
-    timings["evaluation_s"] = time.perf_counter() - start
+    with sessions.stage("evaluation_s"):
+        log(f"measuring {suite}: base, {len(tasks)} experts on every task, averaging, TA's λ grid on validation")
+        measured = _measure(out, tasks, arrays, recipe)
+    sessions.end("completed")
     manifest = {
         "suite": suite, "tasks": tasks, "recipe": recipe.to_dict(), "recipe_hash": recipe_hash(recipe),
-        "store": str(store.root), "checksums": {rel: store.journal[rel] for rel in artifacts},
+        "store": os.path.relpath(store.root, out), "checksums": {rel: store.journal[rel] for rel in artifacts},
         "classes": {task: [str(c) for c in arrays[task]["class_names"]] for task in tasks},
-        "timings": timings, "environment": _environment(torch_threads), **measured,
+        "timings": sessions.timings(), "environment": _environment(torch_threads), **measured,
     }
     atomic_write_text(out / "manifest.json", json.dumps(manifest, indent=1))
-    return out
 
 
 def _task_seed(task: str) -> int:
@@ -365,6 +582,11 @@ class Zoo:
     def heads(self) -> dict[str, Head]:
         return _load_heads(self.root, self.tasks)
 
+    @property
+    def store_root(self) -> Path:
+        """The folder of the store the suite's artifacts and data live in (``store_root``)."""
+        return store_root(self.root, self.manifest)
+
     def evaluator(self, device: str = "cpu"):
         from .evaluate import Evaluator
 
@@ -376,7 +598,8 @@ class Zoo:
 
 
 def load_zoo(suite: str, cache=None) -> Zoo:
-    """Open a built suite, verifying every checkpoint's checksum (clear error if incomplete or corrupt)."""
+    """Open a built suite, verifying every checkpoint's checksum (a clear, one-line error if it is incomplete or
+    corrupt, or if its manifest or its store's journal is)."""
     root = suite_dir(suite, cache)
     manifest_path = root / "manifest.json"
     if not manifest_path.exists():
@@ -384,15 +607,28 @@ def load_zoo(suite: str, cache=None) -> Zoo:
             raise NbmergeError(f"pool {suite!r} is not imported (no {manifest_path}): run `nbmerge pool import "
                                f"{suite} --checkpoints PATH --data-root PATH`, or give the notebook its "
                                "`checkpoints` and `data_root` parameters")
+        if suite not in suites():
+            raise NbmergeError(f"unknown suite {suite!r}: the embedded suites are {', '.join(suites())}, and "
+                               "imported CLIP pools are named clip-<model>-<n>")
         raise NbmergeError(f"suite {suite!r} is not built (no {manifest_path}): run `nbmerge zoo build {suite}`")
-    manifest = json.loads(manifest_path.read_text())
+    remedy = _remedy(suite)
+    manifest = read_manifest(manifest_path, remedy)
     for rel, digest in manifest["checksums"].items():
         path = root / rel
         if not path.exists() or sha256_file(path) != digest:
             raise CheckpointError(f"{path} is missing, truncated or altered: run `nbmerge zoo build {suite}`")
-    store = Store(Path(manifest["store"]), log=lambda *_: None)
+    store_path = store_root(root, manifest)
+    if not store_path.is_dir():
+        raise CacheError(f"the store {store_path} that {manifest_path} records does not exist: {remedy}")
+    store = Store(store_path, log=lambda *_: None, heal=False, remedy=remedy)
     arrays = {task: store.load_arrays(f"data/{task}.npz") for task in manifest["tasks"]}
-    return Zoo(root, manifest, arrays)
+    try:
+        return Zoo(root, manifest, arrays)
+    except NbmergeError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CacheError(f"{manifest_path} is corrupt (its recipe cannot be read: {_json_problem(exc)}): "
+                         f"{remedy}") from exc
 
 
 def _loaded(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device: str):
@@ -537,7 +773,11 @@ def info(suite: str, cache=None) -> dict:
     m = zoo.manifest
     targets_path = zoo.root / "targets.json"
     if "targets" not in m and targets_path.exists():
-        m = {**m, "targets": json.loads(targets_path.read_text())}
+        try:
+            m = {**m, "targets": json.loads(targets_path.read_text())}
+        except (OSError, ValueError) as exc:
+            raise CacheError(f"{targets_path} is corrupt ({_json_problem(exc)}): run `nbmerge zoo targets {suite}` "
+                             "to measure it again") from exc
     return {
         "suite": suite,
         "tasks": [{"name": t, "classes": len(m["classes"][t]), "base_accuracy": m["base_accuracy"]["test"][t],
@@ -590,7 +830,7 @@ def variant_experts(zoo: Zoo, *, lr_factors=(1.0,), step_factors=(1.0,), quiet: 
     if not lr_factors or not step_factors or min(lr_factors + step_factors) <= 0:
         raise NbmergeError("variant_experts: factors must be non-empty and positive")
     recipe = Recipe(**{**zoo.manifest["recipe"], "arch": zoo.arch, "ta_grid": tuple(zoo.manifest["recipe"]["ta_grid"])})
-    store = Store(Path(zoo.manifest["store"]), log=lambda *_: None)
+    store = Store(zoo.store_root, log=lambda *_: None, heal=False)
     base_encoder = None
     heads = zoo.heads()
     paths = []

@@ -126,7 +126,8 @@ def zoo_recipe(zoo) -> Recipe:
 def _store(zoo):
     from .build import Store
 
-    return Store(Path(zoo.manifest["store"]), log=lambda *_: None)
+    # heal=False: a corrupt journal is an error naming it (discarding it here would drop the zoo's own entries)
+    return Store(zoo.store_root, log=lambda *_: None, heal=False)
 
 
 def _put(store, rel: str, tensors: dict[str, torch.Tensor], metadata: dict) -> Path:

@@ -1,0 +1,695 @@
+"""Reliability catalogue: nothing lost, nothing silently wrong.
+
+One test per case a careful user probed: each bad input gives a one-line error with a non-zero exit (or a correct
+result with a one-line warning), no input is modified, and no partial or stale output is left behind. The sections:
+merge outputs, numbers and dtypes, Grams, search logs, commands; then the zoo store and the report runner.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+import torch
+
+import nbmerge.zoo.build as build
+from nbmerge import search as search_mod
+from nbmerge.cli import main
+from nbmerge.errors import CacheError, CheckpointError, NbmergeError, NumericalError, ParameterError
+from nbmerge.io import load_state_dict, save_state_dict
+from nbmerge.merge import merge
+from nbmerge.report import pipeline
+from nbmerge.search import Space, read_log, search
+from nbmerge.zoo.build import build_zoo, info, load_zoo, suite_dir
+
+FC = "visual.transformer.resblocks.0.mlp.c_fc.weight"
+
+
+@pytest.fixture
+def files(tmp_path, tiny):
+    """base + 3 experts on disk; outputs go to out/."""
+    base, experts = tiny
+    inputs = tmp_path / "in"
+    save_state_dict(base, inputs / "base.safetensors")
+    paths = []
+    for i, expert in enumerate(experts):
+        save_state_dict(expert, inputs / f"e{i}.safetensors")
+        paths.append(str(inputs / f"e{i}.safetensors"))
+    return {"base": base, "experts": experts, "base_path": str(inputs / "base.safetensors"), "expert_paths": paths,
+            "in": inputs, "out_dir": tmp_path / "out", "out": str(tmp_path / "out" / "merged.safetensors")}
+
+
+def run_merge(f, *extra, experts=None, base=None, out=None):
+    return main(["merge", "--base", base or f["base_path"], "--experts", *(experts or f["expert_paths"]),
+                 "--out", out or f["out"], "--device", "cpu", *extra])
+
+
+def one_line_error(capsys, *needles) -> str:
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("nbmerge: error:") and "\n" not in err and "Traceback" not in err, err
+    for needle in needles:
+        assert needle in err, err
+    return err
+
+
+def nothing_in(folder: Path) -> bool:
+    return not folder.exists() or not any(folder.iterdir())
+
+
+def digests(folder: Path) -> dict:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+# -- merge outputs -----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan"])
+def test_non_finite_scale_is_refused_before_writing(files, capsys, value):
+    """`merge --param scale=inf|-inf|nan` used to exit 0 with a checkpoint that was all Inf/NaN."""
+    assert run_merge(files, "--method", "task_arithmetic", "--param", f"scale={value}") == 2
+    one_line_error(capsys, "scale", "finite")
+    assert nothing_in(files["out_dir"])
+
+
+def test_overflowing_merge_is_refused_before_writing(files, tmp_path, capsys):
+    """`scale=1e39` (finite in float64, Inf in float32) and an fp16 base at `scale=1e6` used to exit 0 with Inf
+    values: the merged tensor is checked after the cast to the base's dtype."""
+    assert run_merge(files, "--method", "task_arithmetic", "--param", "scale=1e39") == 2
+    one_line_error(capsys, "not finite", "float32", "nothing was written")
+    half = tmp_path / "half"
+    save_state_dict({k: v.half() for k, v in files["base"].items()}, half / "base.safetensors")
+    experts = []
+    for i, expert in enumerate(files["experts"]):
+        save_state_dict({k: v.half() for k, v in expert.items()}, half / f"e{i}.safetensors")
+        experts.append(str(half / f"e{i}.safetensors"))
+    assert run_merge(files, "--method", "task_arithmetic", "--param", "scale=1e6", base=str(half / "base.safetensors"),
+                     experts=experts) == 2
+    one_line_error(capsys, "float16")
+    assert nothing_in(files["out_dir"])
+
+
+def test_single_file_merge_replaces_an_earlier_sharded_output(files, capsys):
+    """A single-file merge to an `--out` that earlier held a sharded merge used to leave the old index and shards
+    beside it, and loading the folder gave the previous merge."""
+    assert run_merge(files, "--method", "ties", "--max-shard-size", "2K") == 0
+    out_dir = files["out_dir"]
+    assert any(p.name.endswith(".index.json") for p in out_dir.iterdir())
+    assert run_merge(files, "--method", "task_arithmetic") == 0
+    assert sorted(p.name for p in out_dir.iterdir()) == ["merged.safetensors"]
+    expected = merge("task_arithmetic", files["base"], files["experts"])
+    loaded = load_state_dict(out_dir)
+    assert all(torch.equal(loaded[k], expected[k]) for k in expected)
+    # and the other way round: a sharded merge removes the earlier single file
+    assert run_merge(files, "--method", "ties", "--max-shard-size", "2K") == 0
+    assert "merged.safetensors" not in {p.name for p in out_dir.iterdir()}
+    ties = merge("ties", files["base"], files["experts"])
+    loaded = load_state_dict(out_dir)
+    assert all(torch.equal(loaded[k], ties[k]) for k in ties)
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("which", ["expert", "base", "base folder"])
+def test_out_equal_to_an_input_is_refused(files, tmp_path, capsys, which):
+    """`--out` naming an expert or the base used to exit 0 and overwrite that input; writing into a folder that is
+    read as a checkpoint would change that input too."""
+    before = digests(files["in"])
+    if which == "expert":
+        assert run_merge(files, "--method", "ties", out=files["expert_paths"][1]) == 2
+        one_line_error(capsys, "would overwrite the input")
+    elif which == "base":
+        assert run_merge(files, "--method", "ties", out=files["base_path"]) == 2
+        one_line_error(capsys, "would overwrite the input")
+    else:
+        folder = tmp_path / "base_dir"
+        save_state_dict(files["base"], folder / "model.safetensors")
+        assert run_merge(files, "--method", "ties", base=str(folder), out=str(folder / "merged.safetensors")) == 2
+        one_line_error(capsys, "read as a checkpoint folder")
+        assert [p.name for p in folder.iterdir()] == ["model.safetensors"]
+    assert digests(files["in"]) == before
+
+
+def test_out_an_existing_folder_is_an_error_not_a_traceback(files, capsys):
+    """`--out` an existing directory used to end in an IsADirectoryError traceback."""
+    files["out_dir"].mkdir()
+    assert run_merge(files, "--method", "ties", out=str(files["out_dir"])) == 2
+    one_line_error(capsys, "is a folder")
+    assert nothing_in(files["out_dir"])
+
+
+# -- numbers and dtypes ------------------------------------------------------------------------------------------
+
+def test_integer_tensors_that_differ_are_named_in_a_warning(files, tmp_path, capsys):
+    """An expert's int/bool tensor that differs from the base's used to be dropped silently (the base's kept)."""
+    base = dict(files["base"], **{"visual.counter": torch.tensor([1, 2, 3])})
+    expert = dict(files["experts"][0], **{"visual.counter": torch.tensor([1, 2, 4])})
+    save_state_dict(base, tmp_path / "b.safetensors")
+    save_state_dict(expert, tmp_path / "e.safetensors")
+    assert run_merge(files, "--method", "task_arithmetic", base=str(tmp_path / "b.safetensors"),
+                     experts=[str(tmp_path / "e.safetensors")]) == 0
+    err = capsys.readouterr().err
+    assert "nbmerge: warning:" in err and "visual.counter" in err and "kept at the base's value" in err
+    assert torch.equal(load_state_dict(files["out"])["visual.counter"], base["visual.counter"])
+
+
+def test_float_tensor_stored_as_int8_in_an_expert_is_refused(files, tmp_path, capsys):
+    """A float tensor stored as int8 in an expert (a quantised checkpoint) used to be cast silently."""
+    expert = dict(files["experts"][0], **{FC: files["experts"][0][FC].mul(100).to(torch.int8)})
+    save_state_dict(expert, tmp_path / "q.safetensors")
+    assert run_merge(files, "--method", "ties", experts=[str(tmp_path / "q.safetensors"), files["expert_paths"][1]]) == 2
+    one_line_error(capsys, FC, "int8", "float32")
+    assert nothing_in(files["out_dir"])
+
+
+def test_the_same_expert_twice_is_warned_about(files, capsys):
+    """The same expert file given twice used to be accepted without a word (it counts twice)."""
+    path = files["expert_paths"][0]
+    assert run_merge(files, "--method", "task_arithmetic", experts=[path, path, files["expert_paths"][1]]) == 0
+    err = capsys.readouterr().err
+    assert "nbmerge: warning:" in err and "same checkpoint" in err
+
+
+def test_dare_density_out_of_range_or_unused_is_not_silent(files, capsys):
+    """`dare density=7 merge=ta` used to be accepted: density is checked, and named as unused with merge=ta."""
+    assert run_merge(files, "--method", "dare", "--param", "density=7") == 2
+    one_line_error(capsys, "density must be in (0, 1]")
+    assert run_merge(files, "--method", "dare", "--param", "density=0.5") == 0
+    assert "has no effect with merge=ta" in capsys.readouterr().err
+
+
+def test_a_shard_index_that_leaves_out_keys_is_refused(files, capsys):
+    """A shard index whose weight_map leaves out keys its shards hold used to be accepted."""
+    sharded = files["in"] / "sharded"
+    main(["merge", "--base", files["base_path"], "--experts", *files["expert_paths"], "--method", "task_arithmetic",
+          "--out", str(sharded / "model.safetensors"), "--max-shard-size", "2K"])
+    index = sharded / "model.safetensors.index.json"
+    data = json.loads(index.read_text())
+    shards = list(data["weight_map"].values())
+    dropped = next(k for k, shard in sorted(data["weight_map"].items()) if shards.count(shard) > 1)
+    del data["weight_map"][dropped]
+    index.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert run_merge(files, "--method", "ties", experts=[str(sharded), files["expert_paths"][1]]) == 2
+    one_line_error(capsys, "weight_map leaves out", dropped)
+    assert nothing_in(files["out_dir"])
+
+
+# -- Grams -------------------------------------------------------------------------------------------------------
+
+def _gram_files(f, damage=None):
+    gen = torch.Generator().manual_seed(9)
+    paths = []
+    for t in range(len(f["experts"])):
+        grams = {}
+        for key, value in f["base"].items():
+            if value.dim() == 2 and key.endswith("weight") and "embed" not in key:
+                x = torch.randn(3 * value.shape[1], value.shape[1], generator=gen)
+                grams[key] = x.T @ x
+        if damage is not None and t == 1:
+            grams[FC] = damage(grams[FC])
+        path = f["in"] / f"gram{t}.safetensors"
+        save_state_dict(grams, path)
+        paths.append(str(path))
+    return paths
+
+
+@pytest.mark.parametrize("method", ["regmean", "bmm"])
+@pytest.mark.parametrize("damage,words", [
+    (lambda g: g + 10.0 * torch.triu(torch.ones_like(g), 1), "not symmetric"),
+    (lambda g: -0.05 * g, "not positive semi-definite"),
+])
+def test_invalid_gram_files_are_refused(files, capsys, method, damage, words):
+    """A non-symmetric or an indefinite Gram of one expert used to be accepted (only a non-PD *sum* was caught)."""
+    grams = _gram_files(files, damage)
+    assert run_merge(files, "--method", method, "--grams", *grams) == 2
+    one_line_error(capsys, words, FC, "gram1.safetensors")
+    assert nothing_in(files["out_dir"])
+    assert run_merge(files, "--method", method, "--grams", *_gram_files(files)) == 0  # valid Grams still merge
+
+
+# -- search logs -------------------------------------------------------------------------------------------------
+
+SPACE = Space({"x": (-1.0, 1.0)})
+
+
+def _objective(params):
+    return -(params["x"] - 0.3) ** 2
+
+
+def test_a_second_search_on_the_same_log_is_refused(tmp_path):
+    """Two searches on one log used to both exit 0, every trial logged twice; the log is now locked while a search
+    runs, and a second one is refused with an error naming the holder."""
+    log = tmp_path / "log.jsonl"
+    seen = {}
+
+    def nested(params):
+        if not seen:
+            with pytest.raises(NbmergeError, match=r"in use by another search \(pid \d+"):
+                search(_objective, SPACE, strategy="random", budget=3, log_path=log, progress=False)
+            seen["refused"] = True
+        return _objective(params)
+
+    result = search(nested, SPACE, strategy="random", budget=3, log_path=log, progress=False)
+    assert seen == {"refused": True} and len(result.trials) == 3
+    assert len(read_log(log)[1]) == 3  # each trial once
+    again = search(_objective, SPACE, strategy="random", budget=3, log_path=log, progress=False)  # lock released
+    assert again.replayed == 3
+
+
+def test_an_edited_log_line_is_refused(tmp_path):
+    """A middle log line edited into valid JSON with another value used to be accepted and change the best trial."""
+    log = tmp_path / "log.jsonl"
+    search(_objective, SPACE, strategy="random", budget=4, log_path=log, progress=False)
+    lines = log.read_text().splitlines()
+    record = json.loads(lines[2])
+    record["value"] = 99.0
+    lines[2] = json.dumps(record)
+    log.write_text("\n".join(lines) + "\n")
+    before = log.read_bytes()
+    with pytest.raises(NbmergeError, match="line 3: its checksum does not match"):
+        search(_objective, SPACE, strategy="random", budget=4, log_path=log, progress=False)
+    with pytest.raises(NbmergeError, match="checksum"):
+        read_log(log)
+    assert log.read_bytes() == before
+
+
+# -- commands ----------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("device", ["tpu", "mps", "meta", "cuda:7"])
+def test_unsupported_devices_are_one_line_errors(files, micro_cache, capsys, device):
+    """`--device tpu|mps|meta` and `cuda` without a GPU used to end in tracebacks (eval) or run on the CPU."""
+    if device.startswith("cuda") and torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    assert run_merge(files, "--method", "ties", "--device", device) == 2
+    one_line_error(capsys, device)
+    assert main(["eval", "--suite", "micro", "--model", files["base_path"], "--device", device,
+                 "--cache", str(micro_cache)]) == 2
+    one_line_error(capsys, device)
+    assert nothing_in(files["out_dir"])
+
+
+def test_eval_and_stats_refuse_a_checkpoint_with_nan(micro_cache, tmp_path, capsys):
+    """`eval` of a NaN checkpoint used to print `nll nan` with exit 0, and `stats` wrote NaN Grams."""
+    zoo = load_zoo("micro", micro_cache)
+    state = load_state_dict(zoo.root / "base.safetensors")
+    key = next(k for k, v in state.items() if v.is_floating_point() and v.dim() == 2)
+    state[key] = state[key].clone()
+    state[key][0, 0] = float("nan")
+    save_state_dict(state, tmp_path / "nan.safetensors")
+    assert main(["eval", "--suite", "micro", "--model", str(tmp_path / "nan.safetensors"),
+                 "--cache", str(micro_cache)]) == 2
+    one_line_error(capsys, key, "NaN")
+    assert main(["stats", "--suite", "micro", "--model", str(tmp_path / "nan.safetensors"), "--n", "8",
+                 "--out", str(tmp_path / "grams"), "--cache", str(micro_cache)]) == 2
+    one_line_error(capsys, key, "NaN")
+    assert not (tmp_path / "grams").exists()
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--n", "100000000"], "give at most"),
+    (["--seed", "-1"], "--seed must be >= 0"),
+    (["--out", "FILE"], "is a file"),
+])
+def test_stats_out_of_range_values_are_errors(micro_cache, tmp_path, capsys, argv, words):
+    """`stats --n 1e8` used to be clamped without a word; `--seed -1` and `--out <existing file>` were tracebacks."""
+    existing = tmp_path / "existing.txt"
+    existing.write_text("keep me")
+    argv = [str(existing) if a == "FILE" else a for a in argv]
+    out = ["--out", str(tmp_path / "grams")] if "--out" not in argv else []
+    base = str(load_zoo("micro", micro_cache).root / "base.safetensors")
+    assert main(["stats", "--suite", "micro", "--model", base, "--cache", str(micro_cache), *out, *argv]) == 2
+    one_line_error(capsys, words)
+    assert existing.read_text() == "keep me" and not (tmp_path / "grams").exists()
+
+
+def test_an_invalid_exclude_regex_is_an_error(files, capsys):
+    """An invalid `--exclude` regex used to end in a re.error traceback."""
+    assert run_merge(files, "--method", "ties", "--exclude", "(") == 2
+    one_line_error(capsys, "exclude", "not a valid regular expression")
+    assert nothing_in(files["out_dir"])
+
+
+def test_ctrl_c_during_a_merge_leaves_nothing_and_exits_130(files, capsys, monkeypatch):
+    """Ctrl-C during a merge used to print a KeyboardInterrupt traceback; no partial output may remain."""
+    import nbmerge.io as io
+
+    real_add = io.ShardedWriter.add
+    calls = []
+
+    def interrupted(self, key, tensor):
+        calls.append(key)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        return real_add(self, key, tensor)
+
+    monkeypatch.setattr(io.ShardedWriter, "add", interrupted)
+    assert run_merge(files, "--method", "ties", "--max-shard-size", "1K") == 130
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("nbmerge: interrupted") and "Traceback" not in err
+    assert nothing_in(files["out_dir"])
+
+
+def test_bmm_search_out_an_existing_folder_is_refused_before_searching(micro_cache, tmp_path, capsys):
+    """`bmm-search --out <existing folder>` used to search, then end in a traceback when writing."""
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    assert main(["bmm-search", "--suite", "micro", "--anchor", "task_arithmetic", "--budget", "1", "--quiet",
+                 "--gram", "task_vector", "--out", str(folder), "--cache", str(micro_cache)]) == 2
+    one_line_error(capsys, "is a folder")
+    assert nothing_in(folder)
+
+
+# -- the zoo store -----------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def cache(micro_cache, tmp_path):
+    """A private copy of the built `micro` cache (the session's own is shared with other tests)."""
+    copy = tmp_path / "cache"
+    shutil.copytree(micro_cache, copy)
+    return copy
+
+
+@pytest.fixture
+def no_training(monkeypatch):
+    """Fail if a build retrains anything: healing must reuse every artifact that verifies."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("a verified artifact was retrained")
+
+    for name in ("pretrain", "finetune", "fit_head", "zero_shot_head"):
+        monkeypatch.setattr(build, name, refuse)
+
+
+def _store(cache):
+    return next((cache / "zoo").glob("store-*"))
+
+
+def test_corrupt_manifest_is_a_one_line_error_and_zoo_build_rewrites_it(cache, capsys, no_training):
+    """A truncated or garbage manifest.json gives `zoo info`, `eval` and `load_zoo` a one-line CacheError
+    naming the file and `nbmerge zoo build micro` (no JSONDecodeError traceback); `zoo build` rewrites it from the
+    checksummed artifacts without retraining anything."""
+    manifest_path = suite_dir("micro", cache) / "manifest.json"
+    original = json.loads(manifest_path.read_text())
+    base = str(suite_dir("micro", cache) / "base.safetensors")
+    for damage in (manifest_path.read_bytes()[:200], b"\x00\xffgarbage", b'["a list"]', b'{"tasks": 3}'):
+        manifest_path.write_bytes(damage)
+        with pytest.raises(CacheError, match="nbmerge zoo build micro") as caught:
+            load_zoo("micro", cache)
+        assert str(manifest_path) in str(caught.value) and "corrupt" in str(caught.value)
+        assert main(["zoo", "info", "micro", "--cache", str(cache)]) == 2
+        one_line_error(capsys, str(manifest_path), "nbmerge zoo build micro")
+        assert main(["eval", "--suite", "micro", "--model", base, "--cache", str(cache)]) == 2
+        one_line_error(capsys, str(manifest_path), "nbmerge zoo build micro")
+
+    assert main(["zoo", "build", "micro", "--quiet", "--cache", str(cache)]) == 0
+    healed = load_zoo("micro", cache).manifest
+    assert healed["checksums"] == original["checksums"]
+    assert healed["expert_accuracy"] == original["expert_accuracy"]
+    assert main(["zoo", "info", "micro", "--cache", str(cache)]) == 0
+
+
+def test_corrupt_journal_is_named_and_healed_from_the_artifacts_that_verify(cache, capsys, no_training):
+    """A corrupt build journal is a CacheError naming journal.json (not a misleading "data/... is missing");
+    `zoo build` discards it, keeps the base, heads and experts whose sha256 the suite manifest vouches for, rebuilds
+    the rest (the data) and succeeds."""
+    journal = _store(cache) / "journal.json"
+    vouched = load_zoo("micro", cache).manifest["checksums"]
+    journal.write_text(journal.read_text()[:40])
+    with pytest.raises(CacheError, match="journal") as caught:
+        load_zoo("micro", cache)
+    message = str(caught.value)
+    assert str(journal) in message and "corrupt" in message and "is missing" not in message
+    assert main(["zoo", "info", "micro", "--cache", str(cache)]) == 2
+    one_line_error(capsys, str(journal), "nbmerge zoo build micro")
+
+    messages = []
+    build_zoo("micro", cache=cache, quiet=True, log=messages.append)
+    assert any(str(journal) in m and "discarding" in m for m in messages)
+    healed = json.loads(journal.read_text())
+    assert all(healed[rel] == digest for rel, digest in vouched.items())  # kept, not retrained
+    assert {f"data/{task}.npz" for task in ("digits", "hebrew", "devanagari")} <= set(healed)  # rebuilt
+    assert load_zoo("micro", cache).tasks == ["digits", "hebrew", "devanagari"]
+
+
+def test_link_and_builds_leave_no_temporaries(cache, tmp_path, monkeypatch):
+    """Relinking a suite file that already is the store's file (every rebuild) left `.X.link.tmp` behind;
+    now no temporary survives `_link`, a successful build, or a failed one (and stale ones are removed)."""
+    source, target = tmp_path / "source.bin", tmp_path / "suite" / "x.safetensors"
+    source.write_bytes(b"weights")
+    build._link(source, target)
+    build._link(source, target)  # the same file already: rename() of one link onto another is a no-op
+    assert os.path.samefile(source, target) and sorted(os.listdir(target.parent)) == ["x.safetensors"]
+
+    root = suite_dir("micro", cache)
+    store = _store(cache)
+    zoo = load_zoo("micro", cache)
+    for rel in zoo.manifest["checksums"]:
+        build._link(store / rel, root / rel)  # the suite folder as a build leaves it: hard links into the store
+    (root / "experts" / ".digits.safetensors.link.tmp").write_bytes(b"left by an older version")
+    (root / "manifest.json").unlink()
+    build_zoo("micro", cache=cache, quiet=True, log=lambda *_: None)
+    assert not list(cache.rglob("*.tmp"))
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("evaluation failed")
+
+    (root / "manifest.json").unlink()
+    monkeypatch.setattr(build, "_measure", broken)
+    with pytest.raises(RuntimeError):
+        build_zoo("micro", cache=cache, quiet=True, log=lambda *_: None)
+    assert not list(cache.rglob("*.tmp"))
+
+
+def test_moved_cache_works_and_the_old_path_is_not_recreated(cache, tmp_path, monkeypatch):
+    """The manifest records its store relative to the suite folder, so a cache moved to another folder
+    (NBMERGE_CACHE pointing at the new place) opens and is reused without a rebuild; a manifest of an older build
+    with an absolute store path opens too, and the old path is not created again."""
+    manifest = json.loads((suite_dir("micro", cache) / "manifest.json").read_text())
+    assert not os.path.isabs(manifest["store"])
+    moved = tmp_path / "moved"
+    os.rename(cache, moved)
+    monkeypatch.setenv("NBMERGE_CACHE", str(moved))
+    zoo = load_zoo("micro")
+    assert zoo.store_root == _store(moved) and zoo.root == suite_dir("micro", moved)
+    messages = []
+    assert build_zoo("micro", quiet=True, log=messages.append) == suite_dir("micro", moved) and not messages
+    assert info("micro")["suite"] == "micro"
+
+    manifest_path = suite_dir("micro", moved) / "manifest.json"
+    legacy = {**json.loads(manifest_path.read_text()), "store": str(cache / "zoo" / _store(moved).name)}
+    manifest_path.write_text(json.dumps(legacy))
+    assert load_zoo("micro").store_root == _store(moved)
+    assert not cache.exists()
+
+
+def test_timings_accumulate_over_resumed_sessions(cache, monkeypatch):
+    """A build interrupted after retraining an expert and then resumed records both sessions; the
+    manifest's per-stage timings are their sums and list each session (what it built and how it ended)."""
+    store, root = _store(cache), suite_dir("micro", cache)
+    sessions_path = root / build.SESSIONS_FILE
+    before = json.loads(sessions_path.read_text()) if sessions_path.exists() else []
+    (store / "experts" / "hebrew.safetensors").unlink()
+    (root / "manifest.json").unlink()
+    real_measure = build._measure
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(build, "_measure", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build_zoo("micro", cache=cache, quiet=True, log=lambda *_: None)
+    first = json.loads(sessions_path.read_text())[-1]
+    assert first["outcome"] == "interrupted (KeyboardInterrupt)"
+    assert first["built"] == ["experts/hebrew.safetensors"] and first["experts_s"] > 0
+
+    monkeypatch.setattr(build, "_measure", real_measure)
+    build_zoo("micro", cache=cache, quiet=True, log=lambda *_: None)
+    timings = load_zoo("micro", cache).manifest["timings"]
+    sessions = timings["sessions"]
+    assert len(sessions) == len(before) + 2
+    assert sessions[-2] == first
+    assert sessions[-1]["outcome"] == "completed" and sessions[-1]["built"] == []
+    for stage in build.STAGES:
+        assert timings[stage] == pytest.approx(sum(s[stage] for s in sessions))
+    assert timings["experts_s"] >= first["experts_s"] and timings["evaluation_s"] >= sessions[-1]["evaluation_s"] > 0
+
+
+# -- the report runner -----------------------------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def write_notebook(path: Path, parameters: str, *code: str) -> Path:
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell(parameters)
+    cell.metadata["tags"] = ["parameters"]
+    nb.cells = [cell] + [nbformat.v4.new_code_cell(source) for source in code]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(path))
+    return path
+
+
+def _one_error_line(capsys) -> str:
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_parameter_values_are_checked_before_any_notebook_runs(tmp_path, monkeypatch, capsys):
+    """An unknown suite, method, anchor or strategy, or a count out of range, is refused before any
+    notebook (or zoo build) starts, in one line naming the parameter, the notebook and the allowed values; a CLIP
+    pool imported into the notebook's cache is a valid suite."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("NBMERGE_CACHE", str(tmp_path / "default-cache"))
+
+    def must_not_run(*_args, **_kwargs):
+        raise AssertionError("a notebook or a zoo build started although a parameter is invalid")
+
+    monkeypatch.setattr(pipeline, "run_one", must_not_run)
+    monkeypatch.setattr(pipeline, "build_suites", must_not_run)
+    book = tmp_path / "notebooks"
+    write_notebook(book / "study.ipynb",
+                   'suite = "text8"\nsuites = ["text8"]\nmethods = ["task_arithmetic", "ties"]\n'
+                   'anchor = "task_arithmetic"\nstrategy = "bayes"\nbudget = 3\nn_initial = 2\nval_examples = 0\n'
+                   'device = "cpu"\nseed = 0\ncache = ""\ncheckpoints = ""\ndata_root = ""',
+                   "raise SystemExit('never executed')")
+    out = tmp_path / "reports"
+
+    def refused(*pairs: str) -> str:
+        args = ["report", "--notebooks", str(book), "--out", str(out)]
+        for key, value in zip(pairs[::2], pairs[1::2]):
+            args += ["-p", key, value]
+        assert main(args) == 2
+        line = _one_error_line(capsys)
+        assert line.startswith("nbmerge: error: ") and "study" in line, line
+        return line
+
+    line = refused("suite", "nosuch")
+    assert "'suite'" in line and "'nosuch'" in line and "text8" in line and "micro" in line and "set by -p" in line
+    line = refused("methods", "[ties, nosuch]")
+    assert "'methods'" in line and "unknown method 'nosuch'" in line and "task_arithmetic" in line
+    line = refused("anchor", "nosuch")
+    assert "'anchor'" in line and "tsv" in line
+    line = refused("strategy", "sgd")
+    assert "'strategy'" in line and "bayes" in line and "random" in line
+    line = refused("budget", "-1")
+    assert "'budget'" in line and ">= 1" in line and "-1" in line
+    line = refused("n_initial", "5")  # more space-filling trials than the budget
+    assert "'n_initial'" in line and "budget (3)" in line
+    line = refused("val_examples", "-5")
+    assert "'val_examples'" in line and ">= 0" in line
+    assert not (out / "runs").exists()  # no run folder either
+
+    # a clip-... pool: refused until it is imported into the notebook's cache, then valid
+    cache = tmp_path / "cache"
+    line = refused("suite", "clip-vit-b32-8", "cache", str(cache))
+    assert "not imported" in line and "no pool is imported there" in line
+    manifest = cache / "pools" / "clip-vit-b32-8" / "manifest.json"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text(json.dumps({"suite": "clip-vit-b32-8", "tasks": ["MNIST", "SVHN"]}))
+    notebooks = pipeline.discover(book)
+    resolved = pipeline.resolve_parameters(notebooks, book / "parameters", False,
+                                           {"suite": "clip-vit-b32-8", "suites": ["clip-vit-b32-8"],
+                                            "cache": str(cache)})
+    assert resolved["study"]["suite"] == "clip-vit-b32-8"
+    with pytest.raises(ParameterError, match="imported pool: clip-vit-b32-8"):
+        pipeline.resolve_parameters(notebooks, book / "parameters", False, {"suite": "clip-nosuch",
+                                                                             "cache": str(cache)})
+    # the project's own layers are all valid
+    real = pipeline.discover(REPO / "notebooks")
+    for smoke, profile in ((False, "default"), (True, "default"), (False, "paper")):
+        pipeline.resolve_parameters(real, REPO / "notebooks" / "parameters", smoke, {}, profile)
+
+
+# ------------------------------------------------------------------------------------------ stopped by a signal
+
+SLEEPY = ("import os, pathlib, time\n"
+          "pathlib.Path(marker).write_text(str(os.getpid()))  # the kernel's pid: it is running\n"
+          "time.sleep(600)")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    return state not in ("Z", "X")
+
+
+def _stop_a_running_report(tmp_path: Path, signum: int) -> dict:
+    """Start `nbmerge report` in a subprocess on a notebook that sleeps, send ``signum`` once its kernel runs, and
+    return what is left: exit code, stderr, run.json, the kernel's pid, the temporary folder."""
+    book = tmp_path / "notebooks"
+    write_notebook(book / "a_sleepy.ipynb", 'marker = ""', SLEEPY)
+    write_notebook(book / "b_after.ipynb", 'after = ""', "import pathlib\npathlib.Path(after).write_text('ran')")
+    marker, after = tmp_path / "kernel.pid", tmp_path / "after.txt"
+    tmp, runtime = tmp_path / "tmp", tmp_path / "runtime"
+    tmp.mkdir()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TMPDIR": str(tmp),
+           "JUPYTER_RUNTIME_DIR": str(runtime), "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+    out = tmp_path / "reports"
+    process = subprocess.Popen([sys.executable, "-m", "nbmerge", "report", "--notebooks", str(book), "--out",
+                                str(out), "-p", "marker", str(marker), "-p", "after", str(after)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 240
+        while not (marker.exists() and marker.read_text()):
+            if process.poll() is not None or time.monotonic() > deadline:
+                stdout, stderr = process.communicate(timeout=60) if process.poll() is not None else ("", "")
+                pytest.fail(f"the sleeping notebook never started (exit {process.poll()}): {stdout}\n{stderr}")
+            time.sleep(0.2)
+        kernel = int(marker.read_text())
+        assert any((tmp).glob("nbmerge-kernel-*")), "the run's temporary kernelspec folder should exist while it runs"
+        process.send_signal(signum)
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    deadline = time.monotonic() + 20
+    while _alive(kernel) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    runs = list((out / "runs").glob("*/run.json"))
+    assert len(runs) == 1, (stdout, stderr)
+    return {"code": process.returncode, "stderr": stderr, "stdout": stdout, "run": json.loads(runs[0].read_text()),
+            "kernel": kernel, "tmp": tmp, "runtime": runtime, "after": after, "out": out}
+
+
+def _check_stopped(left: dict, name: str) -> None:
+    assert left["code"] not in (0, None) and left["code"] > 0, left
+    # one line from nbmerge (the kernel may print its own start-up warnings), no traceback, no log of the kill
+    lines = [line for line in left["stderr"].splitlines() if line.startswith("nbmerge")]
+    assert len(lines) == 1 and lines[0].startswith("nbmerge: error: ") and f"interrupted by {name}" in lines[0], \
+        left["stderr"]
+    assert "Traceback" not in left["stderr"] and "Kernel died" not in left["stderr"], left["stderr"]
+    run = left["run"]
+    assert run["status"] == "interrupted" and run["interrupted"]["signal"] == name, run
+    assert [(r["name"], r["status"]) for r in run["reports"]] == [("a_sleepy", "interrupted")]
+    assert not left["after"].exists()  # the run stopped: the next notebook never started
+    assert not _alive(left["kernel"]), "the notebook's kernel outlived the run"
+    assert not list(left["tmp"].glob("nbmerge-kernel-*")), "the temporary kernelspec folder was left behind"
+    assert not list(left["runtime"].glob("kernel-*.json")), "the kernel's connection file was left behind"
+    assert not (left["out"] / "index.html").exists()  # an interrupted run never writes the index
+
+
+def test_sigint_marks_the_run_interrupted_and_exits_non_zero(tmp_path):
+    """Ctrl-C (SIGINT) during a notebook stops the whole run: run.json says `interrupted` (not `running`
+    forever), the kernel is gone, the next notebook does not start, and the process exits non-zero with a one-line
+    message."""
+    _check_stopped(_stop_a_running_report(tmp_path, signal.SIGINT), "SIGINT")
+
+
+def test_sigterm_removes_the_temporary_kernel_folder_and_marks_the_run_interrupted(tmp_path):
+    """SIGTERM during a notebook removes the `nbmerge-kernel-*` temporary folder and the kernel, and records
+    the run as `interrupted`, exiting non-zero with a one-line message."""
+    _check_stopped(_stop_a_running_report(tmp_path, signal.SIGTERM), "SIGTERM")
