@@ -28,6 +28,7 @@ $(STAMP): pyproject.toml | system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m ipykernel install --sys-prefix --name nbmerge --display-name "nbmerge (.venv)" >/dev/null
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -73,9 +74,10 @@ peer-ace: $(STAMP)
 	@test -n "$(ACE_REPO)" || { echo "usage: make peer-ace ACE_REPO=/path/to/ACE-Merging"; exit 2; }
 	$(PY) -m nbmerge.peers.ace_official --ace-repo $(ACE_REPO) --out reports
 
+# The notebooks name the `nbmerge` kernel, which the set-up registers inside the venv; as root, Jupyter needs
+# --allow-root (containers); LAB_ARGS passes anything else (e.g. LAB_ARGS="--no-browser --port 8890").
 lab: $(STAMP)
-	$(PY) -m ipykernel install --user --name nbmerge --display-name "nbmerge (.venv)"
-	$(VENV)/bin/jupyter lab notebooks/
+	$(VENV)/bin/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -63,30 +63,63 @@ def cmd_methods(args) -> int:
     return 0
 
 
+def _recipe_from_args(args):
+    """The merge the command line describes: a ``--config`` recipe (``--out`` may override its output), or the
+    flags."""
+    from .recipe import Recipe, load_recipe
+
+    if args.config:
+        given = [flag for flag, value in (("--method", args.method), ("--base", args.base), ("--experts", args.experts),
+                                          ("--param", args.param), ("--grams", args.grams), ("--fishers", args.fishers))
+                 if value]
+        if given:
+            raise NbmergeError(f"--config holds the whole recipe: leave out {', '.join(given)} (only --out may "
+                               "override it)")
+        recipe = load_recipe(args.config)
+        if args.out:
+            recipe.out = args.out
+        if not recipe.out:
+            raise NbmergeError(f"{args.config}: no output: give `out:` in the recipe or --out")
+        return recipe
+    missing = [flag for flag, value in (("--method", args.method), ("--base", args.base), ("--experts", args.experts),
+                                        ("--out", args.out)) if not value]
+    if missing:
+        raise NbmergeError(f"merge needs {', '.join(missing)} (or a recipe: --config recipe.yaml)")
+    walk = {"matrix_rule": args.matrix_rule, "qkv": args.qkv, "fallback": args.fallback,
+            "exclude": list(args.exclude), "matrix_exclude": list(args.matrix_exclude), "device": args.device}
+    return Recipe(args.method, args.base, list(args.experts), [1.0] * len(args.experts), _parse_kv(args.param),
+                  args.grams, args.fishers, walk, None, args.seed, args.out, args.max_shard_size)
+
+
 def cmd_merge(args) -> int:
     import torch
 
     from .merge import merge_to_file
+    from .recipe import DTYPES
     from .walker import Walk
 
-    params = _parse_kv(args.param)
-    if args.seed is not None:
+    recipe = _recipe_from_args(args)
+    params = dict(recipe.params)
+    seed = recipe.seed
+    if seed is not None:
         # Every random operation takes its own seed (DARE's masks); --seed sets it where a method has one,
         # and seeds the global RNGs only as a safeguard.
         from .registry import get_method
 
-        if "seed" in get_method(args.method).params and "seed" not in params:
-            params["seed"] = str(args.seed)
-        torch.manual_seed(args.seed)
-        random.seed(args.seed)
-    walk = Walk(matrix_rule=args.matrix_rule, qkv=args.qkv, fallback=args.fallback, exclude=tuple(args.exclude),
-                matrix_exclude=tuple(args.matrix_exclude), device=args.device)
+        if "seed" in get_method(recipe.method).params and "seed" not in params:
+            params["seed"] = str(seed)
+        torch.manual_seed(seed)
+        random.seed(seed)
+    options = {"qkv": "as_is", "device": args.device, **{k: v for k, v in recipe.walk.items() if v is not None}}
+    walk = Walk(**options)
     start = time.perf_counter()
-    written = merge_to_file(args.method, args.base, args.experts, args.out, params, grams=args.grams,
-                            fishers=args.fishers, walk=walk,
-                            max_shard_bytes=_size(args.max_shard_size) if args.max_shard_size else None)
+    written = merge_to_file(recipe.method, recipe.base, recipe.experts, recipe.out, params, grams=recipe.grams,
+                            fishers=recipe.fishers, walk=walk,
+                            max_shard_bytes=_size(recipe.max_shard_size) if recipe.max_shard_size else None,
+                            weights=None if all(w == 1.0 for w in recipe.weights) else recipe.weights,
+                            out_dtype=DTYPES[recipe.dtype] if recipe.dtype else None)
     elapsed = time.perf_counter() - start
-    print(f"merged {len(args.experts)} experts with {args.method} in {elapsed:.2f}s -> "
+    print(f"merged {len(recipe.experts)} experts with {recipe.method} in {elapsed:.2f}s -> "
           + ", ".join(str(p) for p in written))
     return 0
 
@@ -129,8 +162,10 @@ def cmd_pool(args) -> int:
     from .clip.pool import import_clip_pool
 
     start = time.perf_counter()
+    from .walker import resolve_device
+
     path = import_clip_pool(args.suite, args.checkpoints, args.data_root, fmt=args.format,
-                            text_model=args.text_model, device=args.device, eval_examples=args.eval_examples,
+                            text_model=args.text_model, device=resolve_device(args.device), eval_examples=args.eval_examples,
                             tasks=args.tasks.split(",") if args.tasks else None, cache=args.cache)
     print(f"pool {args.suite} ready in {time.perf_counter() - start:.1f}s: {path}")
     return 0
@@ -216,11 +251,13 @@ def cmd_bmm_search(args) -> int:
         from .io import check_output_file
 
         check_output_file(Path(args.out))  # before searching, not after
+    from .walker import resolve_device
+
     zoo = load_zoo(args.suite, args.cache)
     result = tune_bmm(zoo, args.anchor, anchor_params=anchor_params, grams=args.gram, strategy=args.strategy,
                       budget=args.budget, seed=args.seed, log_path=args.log, by_depth=args.by_depth,
                       with_scale=not args.no_scale, gram_examples=args.gram_examples, grid_sizes=args.grid_size,
-                      device=args.device, out=args.out, progress=not (args.quiet or args.json))
+                      device=resolve_device(args.device), out=args.out, progress=not (args.quiet or args.json))
     summary = result.summary()
     if args.json:
         print(json.dumps(summary, indent=1))
@@ -240,8 +277,25 @@ def cmd_bmm_search(args) -> int:
     return 0
 
 
+#: the registered methods, listed here so that building the parser imports no method (a test keeps it equal to the
+#: registry)
+METHODS = ("ace", "average", "bmm", "dare", "fisher", "iso_c", "iso_cts", "regmean", "task_arithmetic", "ties", "tsv",
+           "wudi", "wudi_closed_form")
+CACHE_HELP = "cache folder (default $NBMERGE_CACHE or ~/.cache/nbmerge)"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("nbmerge")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="nbmerge", description="Model merging solvers and reproducible reports.")
+    parser.add_argument("--version", action="version", version=f"nbmerge {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("methods", help="list the registered merge methods")
@@ -249,18 +303,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_methods)
 
     p = sub.add_parser("merge", help="merge safetensors checkpoints")
-    p.add_argument("--method", required=True)
-    p.add_argument("--base", required=True, help="pretrained checkpoint (.safetensors, index.json or folder)")
-    p.add_argument("--experts", nargs="+", required=True, help="fine-tuned checkpoints, one per task")
-    p.add_argument("--out", required=True, help="output .safetensors path")
+    p.add_argument("--config", default=None, metavar="RECIPE.yaml",
+                   help="a merge recipe (method, base, experts with weights, params, walk, dtype, out): see README")
+    p.add_argument("--method", metavar="METHOD",  # checked by the registry: a one-line error naming the valid ones
+                   help="one of: " + ", ".join(METHODS) + " (`nbmerge methods -v` explains each)")
+    p.add_argument("--base", help="pretrained checkpoint (.safetensors, index.json or folder)")
+    p.add_argument("--experts", nargs="+", help="fine-tuned checkpoints, one per task")
+    p.add_argument("--out", help="output .safetensors path (with --config: overrides the recipe's)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="method parameter")
     p.add_argument("--grams", nargs="+", help="per-expert input Grams (XᵀX per linear weight key)")
     p.add_argument("--fishers", nargs="+", help="per-expert diagonal Fisher files (same keys as the model)")
     p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N]")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seed", type=int, default=None, help="seed of every random step (DARE's drop masks)")
     p.add_argument("--matrix-rule", choices=["ndim2", "linear_only"], default=None,
                    help="which tensors take the matrix path (default: the method's reference rule)")
-    p.add_argument("--qkv", choices=["as_is", "split", "fused"], default="as_is")
+    p.add_argument("--qkv", choices=["as_is", "split", "fused"], default="as_is",
+                   help="attention projections: as stored, a fused in_proj split into q/k/v, or q/k/v stacked")
     p.add_argument("--fallback", choices=["mean", "sum", "base"], default=None,
                    help="non-matrix tensors (default: the method's reference fallback)")
     p.add_argument("--exclude", action="append", default=[], metavar="REGEX",
@@ -278,7 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "targets.json")):
         z = zsub.add_parser(name, help=text)
         z.add_argument("suite")
-        z.add_argument("--cache", default=None, help="cache folder (default $NBMERGE_CACHE or ~/.cache/nbmerge)")
+        z.add_argument("--cache", default=None, help=CACHE_HELP)
         if name == "build":
             z.add_argument("--quiet", action="store_true", help="no progress bars")
         if name == "info":
@@ -299,36 +357,36 @@ def build_parser() -> argparse.ArgumentParser:
     z.add_argument("--format", default="auto", help="auto | open_clip | hf")
     z.add_argument("--text-model", default=None, help="full CLIP weights, for heads built from class names "
                                                        "when no head files are given")
-    z.add_argument("--device", default="cpu")
+    z.add_argument("--device", default="auto", help="auto | cpu | cuda[:N] (measuring the imported experts)")
     z.add_argument("--eval-examples", type=int, default=500, help="validation and test images kept per task")
     z.add_argument("--tasks", default=None, help="comma-separated tasks instead of the <n>-task list (a pool "
                                                  "re-imported without --tasks keeps the list it was imported with)")
-    z.add_argument("--cache", default=None)
+    z.add_argument("--cache", default=None, help=CACHE_HELP)
     p.set_defaults(func=cmd_pool)
 
     p = sub.add_parser("eval", help="evaluate a checkpoint on a zoo suite")
-    p.add_argument("--suite", required=True)
-    p.add_argument("--model", required=True)
+    p.add_argument("--suite", required=True, help="a built zoo suite or an imported pool")
+    p.add_argument("--model", required=True, help="checkpoint to evaluate (.safetensors, index.json or folder)")
     p.add_argument("--split", choices=["val", "test"], default="test")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--device", default="cpu")
-    p.add_argument("--cache", default=None)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N]")
+    p.add_argument("--cache", default=None, help=CACHE_HELP)
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("stats", help="input Grams of every linear weight, per task")
-    p.add_argument("--suite", required=True)
-    p.add_argument("--model", required=True)
+    p.add_argument("--suite", required=True, help="a built zoo suite or an imported pool")
+    p.add_argument("--model", required=True, help="checkpoint whose linear layers' inputs are recorded")
     p.add_argument("--n", type=int, default=256, help="calibration examples per task (training split)")
-    p.add_argument("--out", required=True)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--cache", default=None)
+    p.add_argument("--out", required=True, help="folder for one Gram file per task")
+    p.add_argument("--seed", type=int, default=0, help="seed of the calibration sample")
+    p.add_argument("--cache", default=None, help=CACHE_HELP)
     p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("bmm-search", help="tune BMM's per-group λ and scale on a zoo suite's validation split",
                        description="Bayesian optimisation (or random/grid/shared-λ search) of BMM's block-tied log10 ρ "
                                    "and assembly scale on the validation split; the best merge is evaluated once on "
                                    "test. With --log the search resumes where an interrupted run stopped.")
-    p.add_argument("--suite", required=True)
+    p.add_argument("--suite", required=True, help="a built zoo suite or an imported pool")
     p.add_argument("--anchor", required=True, help="registered method whose merge is the prior mean, e.g. ties")
     p.add_argument("--anchor-param", action="append", default=[], metavar="KEY=VALUE", help="anchor parameter")
     p.add_argument("--gram", choices=["data", "task_vector", "hybrid"], default="data",
@@ -342,8 +400,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-scale", action="store_true", help="fix the assembly scale at 1")
     p.add_argument("--log", default=None, help="JSON-lines trial log; rerun with it to resume")
     p.add_argument("--out", default=None, help="write the tuned merge to this .safetensors file")
-    p.add_argument("--device", default="cpu", help="auto | cpu | cuda[:N]")
-    p.add_argument("--cache", default=None)
+    p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N]")
+    p.add_argument("--cache", default=None, help=CACHE_HELP)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=cmd_bmm_search)

@@ -40,18 +40,33 @@ def merge(method: str, base: Source, experts: Sequence[Source], params: Optional
 
 def merge_to_file(method: str, base: Source, experts: Sequence[Source], out: str | os.PathLike,
                   params: Optional[Mapping[str, Any]] = None, *, grams=None, fishers=None,
-                  walk: Optional[Walk] = None, max_shard_bytes: Optional[int] = None) -> list[Path]:
+                  walk: Optional[Walk] = None, max_shard_bytes: Optional[int] = None,
+                  weights: Optional[Sequence[float]] = None, out_dtype=None) -> list[Path]:
     """Merge and write the result tensor by tensor, atomically (sharded above ``max_shard_bytes``).
 
     Nothing is written until every check passed; ``out`` may not be (or overwrite) an input. An earlier output at
     ``out`` (single file, or shards and index) is replaced as a whole once the new one is complete.
+    ``weights``: one per expert, scaling its task vector before merging (a recipe's per-model weights).
+    ``out_dtype``: the output's floating-point dtype (default: the base's, tensor by tensor).
     """
     inputs = [base, *(experts if isinstance(experts, Sequence) and not isinstance(experts, (str, bytes)) else ()),
               *(grams or ()), *(fishers or ())]
     check_not_an_input(out, inputs)
+    if weights is not None:
+        from .recipe import WeightedExpert
+
+        if len(weights) != len(experts):
+            raise MethodError(f"{len(weights)} weights for {len(experts)} experts: give one per expert")
+        experts = [e if w == 1.0 else WeightedExpert(base, e, w) for e, w in zip(experts, weights)]
     items = _call(method, base, experts, params, grams, fishers, walk, stream=True)
+    if out_dtype is not None:
+        from .recipe import CastOutput
+
+        items = CastOutput(items, out_dtype)
     # One metadata key: safetensors stores the header map unordered, so several keys would make the bytes of
     # identical merges differ from run to run.
-    metadata = {"nbmerge": json.dumps({"method": method, "params": dict(params or {})}, sort_keys=True,
-                                      default=str)}
+    record = {"method": method, "params": get_method(method).check_params(dict(params or {}))}  # as parsed
+    if weights is not None:
+        record["weights"] = [float(w) for w in weights]
+    metadata = {"nbmerge": json.dumps(record, sort_keys=True, default=str)}
     return write_tensors(items, out, max_shard_bytes=max_shard_bytes, metadata=metadata)

@@ -20,7 +20,8 @@ The log (``log_path``) is JSON lines, each written with flush + fsync. Line 1 re
 space, seed, budget, design, the caller's ``settings``) and their hash; then one line per trial: ``trial``,
 ``params`` (what the objective got), ``value``, ``seconds`` (objective), ``search_seconds`` (ask + tell), ``metrics``.
 
-Resuming: rerun with the same log and settings. The logged trials are replayed through the same ask/tell sequence
+Resuming: rerun with the same log and settings (a ``bayes``, ``shared`` or ``random`` search may be given a larger
+budget: it continues from the logged trials exactly as a run with that budget would have). The logged trials are replayed through the same ask/tell sequence
 (each re-proposed point is checked against the logged one; the logged point and value are what the optimiser is
 told), and the search continues at the first missing trial, so the result equals an uninterrupted run. A complete
 log returns its result without evaluating anything. Different settings raise ``NbmergeError`` before anything is
@@ -385,6 +386,18 @@ class _Lock:
             self.handle.close()  # closing releases the lock
 
 
+def _compatible(header: dict, settings: dict, digest: str) -> bool:
+    """Whether a log can be resumed with ``settings``: the same settings, except that a ``bayes``, ``shared`` or
+    ``random`` search may be extended to a larger budget (its first trials do not depend on the budget; the grid's
+    points do). A smaller budget than the log holds is refused by the caller."""
+    if header.get("hash") == digest and header["settings"] == settings:
+        return True
+    logged = header["settings"]
+    if not isinstance(logged, dict) or settings.get("strategy") == "grid":
+        return False
+    return {k: v for k, v in logged.items() if k != "budget"} == {k: v for k, v in settings.items() if k != "budget"}
+
+
 def _read_log(path: Path, settings: dict, digest: str) -> tuple[list[dict], str, bool]:
     """The logged trials of a log written with these settings: [] for a new (or empty) log, which is created.
 
@@ -415,7 +428,7 @@ def _read_log(path: Path, settings: dict, digest: str) -> tuple[list[dict], str,
     header, trials = records[0], records[1:]
     if not isinstance(header, dict) or header.get(_MAGIC) not in _READABLE_FORMATS or "settings" not in header:
         raise NbmergeError(f"{path}: line 1 is not a format-{LOG_FORMAT} search log header")
-    if header.get("hash") != digest or header["settings"] != settings:
+    if not _compatible(header, settings, digest):
         raise NbmergeError(f"{path} was written by a search with different settings "
                            f"({_differences(settings, header['settings'])}); use another log path, or the "
                            "settings it records. The log was left as it is")

@@ -130,7 +130,7 @@ def test_merge_ties_end_to_end_equals_the_library(files, capsys):
     from safetensors import safe_open
     with safe_open(files["out"], "pt") as handle:
         meta = handle.metadata()
-    assert json.loads(meta["nbmerge"]) == {"method": "ties", "params": {"density": "0.5"}}
+    assert json.loads(meta["nbmerge"]) == {"method": "ties", "params": {"density": 0.5}}
 
 
 def test_merge_walk_options_reach_the_walker(files):
@@ -331,3 +331,25 @@ def test_failed_merge_keeps_an_existing_output(files, capsys):
     assert code == 2 and "density" in capsys.readouterr().err
     assert Path(files["out"]).read_bytes() == before
     assert sorted(os.listdir(files["out_dir"])) == ["merged.safetensors"]
+
+
+def test_the_method_help_lists_the_registry_and_there_is_a_version(capsys):
+    """`merge --help` lists the methods from a static tuple (building the parser imports no method): it must equal
+    the registry."""
+    from nbmerge import cli
+    from nbmerge.registry import all_methods
+
+    assert list(cli.METHODS) == [m.name for m in all_methods()]
+    with pytest.raises(SystemExit):
+        main(["merge", "--help"])
+    assert "one of: " + ", ".join(cli.METHODS) in " ".join(capsys.readouterr().out.split())
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.startswith("nbmerge ")
+
+
+def test_an_unknown_suite_is_named_as_such(capsys, tmp_path):
+    """`zoo info tiny9` used to suggest `zoo build tiny9`, which is not a suite either."""
+    assert main(["zoo", "info", "tiny9", "--cache", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "unknown suite 'tiny9'" in err and "tiny8" in err and "zoo build tiny9" not in err

@@ -279,7 +279,7 @@ def test_an_edited_log_line_is_refused(tmp_path):
 
 # -- commands ----------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("device", ["tpu", "mps", "meta", "cuda:7"])
+@pytest.mark.parametrize("device", ["tpu", "mps", "meta", "cuda", "cuda:7"])
 def test_unsupported_devices_are_one_line_errors(files, micro_cache, capsys, device):
     """`--device tpu|mps|meta` and `cuda` without a GPU used to end in tracebacks (eval) or run on the CPU."""
     if device.startswith("cuda") and torch.cuda.is_available():

@@ -1,6 +1,7 @@
 """``nbmerge report``: parameter layering, failure handling, the index, offline HTML in a real browser."""
 
 import json
+import sys
 from pathlib import Path
 
 import nbformat
@@ -74,8 +75,11 @@ def test_parameter_layers_last_wins(book):
 
 def test_parameter_errors_are_clear(book):
     notebooks = discover(book)
-    with pytest.raises(NbmergeError, match="no selected notebook has such a parameter"):
+    with pytest.raises(NbmergeError, match="no notebook has such a parameter"):
         resolve_parameters(notebooks, book / "parameters", False, {"nonsense": 1})
+    # a parameter of another notebook of the folder is fine with --only (it applies where it is declared)
+    only_bad = discover(book, ("zz_bad",))
+    assert resolve_parameters(only_bad, book / "parameters", False, {"scale": 5.0}) == {"zz_bad": {"smoke": False}}
     with pytest.raises(NbmergeError, match="'scale' is float"):
         resolve_parameters(notebooks, book / "parameters", False, {"scale": "big"})
     with pytest.raises(NbmergeError, match="'smoke' is bool"):
@@ -170,6 +174,7 @@ def test_notebooks_follow_the_conventions():
         params = notebook_parameters(path)
         assert {"suite", "device", "seed", "smoke"} <= set(params), path.name
         assert "finish(" in nb.cells[-1].source, f"{path.name}: the last cell must write metrics.json"
+        assert nb.metadata.kernelspec.name == "nbmerge", f"{path.name} must open on the project's kernel"
     resolve_parameters(discover(REPO / "notebooks"), REPO / "notebooks" / "parameters", True, {})
 
 
@@ -184,3 +189,18 @@ def test_report_check_opens_every_page(book, tmp_path, capsys):
     page.write_text(page.read_text().replace("</body>", '<img src="https://example.invalid/x.png"></body>'))
     problems = check_pages([page])[str(page)]
     assert any("leaving the machine" in p for p in problems) and any("did not load" in p for p in problems)
+    # negative control: a TeX error (what `W^\*` gave in the tour) renders as a red box, and the check fails
+    bad = run_dir / "bad_tex.html"
+    bad.write_text((run_dir / "good.html").read_text().replace("</body>", r"<p>$W^\* = 1$</p></body>"))
+    problems = check_pages([bad])[str(bad)]
+    assert any(p.startswith("TeX errors") for p in problems), problems
+
+
+def test_the_set_up_registers_the_kernel_the_notebooks_name():
+    """`make setup` registers the `nbmerge` kernelspec inside the venv, on this interpreter: the notebooks open on it
+    in JupyterLab and under a plain `papermill` from the venv."""
+    spec = Path(sys.prefix) / "share" / "jupyter" / "kernels" / "nbmerge" / "kernel.json"
+    if Path(sys.prefix).name != ".venv":
+        pytest.skip("not running from the project's venv")
+    argv = json.loads(spec.read_text())["argv"]
+    assert Path(argv[0]).resolve() == Path(sys.executable).resolve()

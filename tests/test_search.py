@@ -213,7 +213,7 @@ def test_log_lines_are_flushed_and_synced_one_per_trial(tmp_path, monkeypatch):
     assert result.trials[0].metrics == {"extra": 2.5, "bad": None}  # the live trial equals its replay
 
 
-@pytest.mark.parametrize("change, words", [({"seed": 1}, "seed"), ({"budget": 6}, "budget"),
+@pytest.mark.parametrize("change, words", [({"seed": 1}, "seed"),  # a larger budget extends (tested below)
                                            ({"strategy": "bayes"}, "strategy"),
                                            ({"settings": {"anchor": "ties"}}, "anchor"),
                                            ({"space": Space({"a": (-4, 2), "b": (0.5, 2.0)})}, "bounds.b")])
@@ -366,3 +366,18 @@ def test_cli_bmm_search(micro_cache, tmp_path, capsys):
     assert "grid" in capsys.readouterr().out
     assert main(args[:-2] + ["--anchor-param", "scale"]) == 2
     assert "--anchor-param expects KEY=VALUE" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("strategy", ["bayes", "random"])
+def test_a_finished_search_extends_to_a_larger_budget(tmp_path, strategy):
+    """A finished search rerun with a larger budget continues from its log and equals a run with that budget."""
+    kwargs = {"strategy": strategy, "seed": 3, "progress": False,
+              **({"n_initial": 3} if strategy == "bayes" else {})}
+    log = tmp_path / "log.jsonl"
+    search(quadratic, box(), budget=4, log_path=log, **kwargs)
+    objective, calls = counting(quadratic)
+    extended = search(objective, box(), budget=7, log_path=log, **kwargs)
+    assert len(calls) == 3 and extended.replayed == 4
+    _same_trials(extended, search(quadratic, box(), budget=7, **kwargs))
+    with pytest.raises(NbmergeError, match="holds 7 trials, more than the budget 5"):
+        search(quadratic, box(), budget=5, log_path=log, **kwargs)

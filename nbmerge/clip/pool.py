@@ -577,7 +577,8 @@ def import_clip_pool(suite: str, checkpoints: PathLike, data_root: PathLike, *, 
     train_size = min(len(arrays[t]["train_y"]) for t in tasks)
     recipe = pool_recipe(arch, eval_examples, train_size, ta_grid, seed)
     start = time.perf_counter()
-    measured = _measure(out, tasks, arrays, recipe, device=device)  # the full 0.1–3.0 TA grid wants a GPU
+    # the full 0.1–3.0 TA grid wants a GPU
+    measured = _measure(out, tasks, arrays, recipe, device=device, log=lambda message: log(f"{suite}: {message}"))
     timings["evaluation_s"] = time.perf_counter() - start
     manifest = {
         "suite": suite, "tasks": tasks, "recipe": recipe.to_dict(), "recipe_hash": recipe_hash(recipe),

@@ -126,6 +126,8 @@ def table(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, formats
     formats = formats or {}
 
     def cell(column, value):
+        if value is None:
+            return "—"  # not applicable (e.g. α for a model without one), never the word "None"
         if isinstance(value, float):
             return formats.get(column, "{:.4f}").format(value)
         return str(value)

@@ -39,6 +39,12 @@ _PAGE_FACTS = """(() => {
     title: document.title,
     math_elements: document.querySelectorAll('.MathJax, .MathJax_Display, .MathJax_CHTML, mjx-container').length,
     raw_tex: raw.slice(0, 10),
+    // MathJax 2.7 shows a TeX error as an merror box or, with the noErrors/noUndefined extensions the reports load,
+    // as red source text (an undefined macro prints its own name in red): both are errors on the page
+    tex_errors: Array.from(document.querySelectorAll('.mjx-merror, .merror, .MathJax_Error, .noError'))
+      .concat(Array.from(document.querySelectorAll('.MathJax_CHTML *, .MathJax *, .MathJax_SVG *'))
+        .filter(e => e.children.length === 0 && getComputedStyle(e).color === 'rgb(255, 0, 0)'))
+      .map(e => e.textContent.trim()).slice(0, 5),
     images: imgs.length,
     images_decoded: imgs.filter(i => i.complete && i.naturalWidth > 0).length,
     links: Array.from(document.links).map(a => a.getAttribute('href')),
@@ -171,13 +177,16 @@ def _drive(pipe: _Pipe, url: str, screenshot, timeout: float) -> PageVisit:
 
 
 def page_problems(visit_result: PageVisit) -> list[str]:
-    """What makes a rendered report unfit to read offline: remote requests, raw TeX, figures that do not load."""
+    """What makes a rendered report unfit to read offline: remote requests, raw TeX or TeX errors, figures that do
+    not load."""
     facts = visit_result.facts
     problems = []
     if visit_result.network_requests:
         problems.append(f"requests leaving the machine: {visit_result.network_requests[:3]}")
     if facts.get("raw_tex"):
         problems.append(f"untypeset math: {facts['raw_tex'][:3]}")
+    if facts.get("tex_errors"):
+        problems.append(f"TeX errors: {facts['tex_errors'][:3]}")
     if facts.get("images_decoded", 0) != facts.get("images", 0):
         problems.append(f"{facts['images'] - facts['images_decoded']} of {facts['images']} images did not load")
     return problems

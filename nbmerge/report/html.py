@@ -12,7 +12,7 @@ import os
 import re
 import shutil
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 from ..errors import NbmergeError
 from ..experiments.common import VERDICTS
@@ -47,16 +47,34 @@ def install_mathjax(static_dir: Path) -> Path:
     return target
 
 
-def render_notebook(notebook_path: Path, html_path: Path, mathjax_dir: Path) -> Path:
-    """Render an executed notebook to a self-contained HTML file that makes no network request."""
+def notebook_title(nb, fallback: str) -> str:
+    """The notebook's first Markdown heading (its title), or ``fallback``."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("#"):
+                    return re.sub(r"[*_`$]", "", line.lstrip("#").strip()) or fallback
+    return fallback
+
+
+def render_notebook(notebook_path: Path, html_path: Path, mathjax_dir: Path, index_path: Optional[Path] = None) -> Path:
+    """Render an executed notebook to a self-contained HTML file that makes no network request, titled by the
+    notebook's first heading, with a link back to ``index_path`` (the reports' index) at the top."""
     import nbformat
     from nbconvert import HTMLExporter
 
     relative = os.path.relpath(mathjax_dir / "MathJax.js", html_path.parent)
     exporter = HTMLExporter(mathjax_url=f"{Path(relative).as_posix()}?config={MATHJAX_CONFIG}", require_js_url="",
                             jquery_url="", mermaid_js_url="", embed_images=True)
-    body, _ = exporter.from_notebook_node(nbformat.read(str(notebook_path), as_version=4))
+    nb = nbformat.read(str(notebook_path), as_version=4)
+    title = notebook_title(nb, notebook_path.stem)
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
     body = _MERMAID.sub("", _EMPTY_SCRIPT.sub("", body))
+    if index_path is not None:
+        href = Path(os.path.relpath(index_path, html_path.parent)).as_posix()
+        nav = (f'<nav class="nbmerge-nav" style="font-family: system-ui, sans-serif; margin: 0.5em 1em;">'
+               f'<a href="{_esc(href)}">← all reports</a> · {_esc(notebook_path.stem)}</nav>')
+        body = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + nav, body, count=1)
     remote = _REMOTE.findall(body)
     if remote:  # a new nbconvert template with another CDN reference would otherwise slip through
         raise NbmergeError(f"{html_path.name}: the rendered HTML still references remote resources")
@@ -162,8 +180,11 @@ def _claims_table(run: dict, link_prefix: str) -> str:
             f'<tbody>{"".join(body)}</tbody></table>')
 
 
-def index_html(run: dict, link_prefix: str, earlier: list[dict]) -> str:
-    """The index page of one run: a row per report; ``link_prefix`` is the path from the page to the run folder."""
+def index_html(run: dict, link_prefix: str, earlier: list[dict], others: Sequence[dict] = (),
+               documents: Sequence[tuple[str, str]] = ()) -> str:
+    """The index page of one run: a row per report; ``link_prefix`` is the path from the page to the run folder.
+    ``others``: the newest rows, from earlier runs, of the notebooks this run did not execute (an ``--only`` run).
+    ``documents``: (title, href) of the measurements kept beside the reports (peer checks, memory)."""
     rows = []
     for row in run["reports"]:
         status = row["status"]
@@ -183,6 +204,24 @@ def index_html(run: dict, link_prefix: str, earlier: list[dict]) -> str:
         items = "".join(f'<li><a href="{_esc(r["href"])}">{_esc(r["id"])}</a> — {_esc(r["summary"])}</li>'
                         for r in earlier)
         history = f"<h2>Earlier runs</h2><ul>{items}</ul>"
+    if others:
+        items = []
+        for row in others:
+            prefix = f"runs/{row['run']}/"
+            link = f'<a href="{_esc(prefix + row["html"])}">{_esc(row["name"])}</a>' if row.get("html") else _esc(
+                row["name"])
+            result = _format_headline(row.get("headline")) if row["status"] == "ok" else \
+                f'<div class="error">{_esc(row.get("error", "failed"))}</div>'
+            items.append(f'<tr class="{_esc(row["status"])}"><td>{link}</td><td>{_esc(row["run"])} '
+                         f'({_esc(row["mode"])})</td><td>{row.get("seconds", 0):.0f} s</td><td>{result}</td>'
+                         f'<td>{_claims_cell(row.get("claims", []))}</td></tr>')
+        history = (f"<h2>The other notebooks, from earlier runs</h2><p>This run executed only some notebooks; "
+                   f"the newest result of each other one is below, with the run it comes from.</p><table><thead>"
+                   f"<tr><th>report</th><th>run</th><th>run time</th><th>headline</th><th>paper claims tested</th>"
+                   f"</tr></thead><tbody>{''.join(items)}</tbody></table>") + history
+    if documents:
+        items = "".join(f'<li><a href="{_esc(href)}">{_esc(title)}</a></li>' for title, href in documents)
+        history += f"<h2>Measurements beside the notebooks</h2><ul>{items}</ul>"
     claims_table = _claims_table(run, link_prefix)
     zoos = _zoos_table(run)
     failed = sum(r["status"] != "ok" for r in run["reports"])
@@ -204,5 +243,17 @@ def index_html(run: dict, link_prefix: str, earlier: list[dict]) -> str:
 """
 
 
-def write_index(path: Path, run: dict, link_prefix: str, earlier: list[dict]) -> None:
-    atomic_write_text(path, index_html(run, link_prefix, earlier))
+def write_index(path: Path, run: dict, link_prefix: str, earlier: list[dict], others: Sequence[dict] = (),
+                documents: Sequence[tuple[str, str]] = ()) -> None:
+    atomic_write_text(path, index_html(run, link_prefix, earlier, others, documents))
+
+
+#: the measurements `make peers` and the memory benchmark keep in reports/, linked from the index when present
+DOCUMENTS = (("Agreement with FusionBench (peer check)", "peer_fusionbench.md"),
+             ("Agreement with the official ACE-Merging code (peer check)", "peer_ace.md"),
+             ("Merge memory and time (benchmark)", "memory.md"))
+
+
+def documents_in(reports: Path, prefix: str = "") -> list[tuple[str, str]]:
+    """The DOCUMENTS present in ``reports``, with hrefs as seen from a page ``prefix`` away."""
+    return [(title, prefix + name) for title, name in DOCUMENTS if (reports / name).exists()]

@@ -16,6 +16,7 @@ import contextlib
 import json
 import logging
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -30,7 +31,7 @@ import yaml
 from ..errors import NbmergeError, RunInterrupted
 from ..io import atomic_write_text
 from ..provenance import PROJECT_ROOT, git_sha
-from .html import VERDICTS, install_mathjax, render_notebook, write_index
+from .html import VERDICTS, documents_in, install_mathjax, render_notebook, write_index
 from .validate import check_values
 
 KERNEL_NAME = "nbmerge-report"
@@ -138,9 +139,13 @@ def resolve_parameters(notebooks: list[Path], params_dir: Path, smoke: bool,
         for key, value in chosen.items():
             _check_type(name, key, value, defaults[key])
         resolved[name] = chosen
-    unused = [k for k in overrides if not any(k in d for d in declared.values())]
+    # -p applies to every selected notebook that declares the parameter; a name that no notebook of the folder
+    # declares is a typo
+    folder = {p.stem: notebook_parameters(p) for p in sorted(params_dir.parent.glob("*.ipynb"))
+              if not p.name.startswith(".") and p.stem not in declared}
+    unused = [k for k in overrides if not any(k in d for d in [*declared.values(), *folder.values()])]
     if unused:
-        raise NbmergeError(f"-p {', '.join(unused)}: no selected notebook has such a parameter")
+        raise NbmergeError(f"-p {', '.join(unused)}: no notebook has such a parameter")
     # the values themselves (suites, methods, ranges...), on each notebook's defaults under every layer: a bad one
     # fails here, in one line, rather than inside the notebook minutes later
     check_values({name: {**declared[name], **resolved[name]} for name in declared}, origins)
@@ -276,7 +281,15 @@ def _execute(notebook: Path, executed: Path, parameters: dict[str, Any], kernel:
     started: list = []
     stopping = threading.Event()
 
+    ipc = tempfile.mkdtemp(prefix="nbmerge-ipc-")
+
     class Manager(AsyncKernelManager):
+        # The kernel talks to us over Unix sockets in a private folder, not over localhost TCP (which every kernel
+        # start warned about: "running over TCP without encryption").
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.transport, self.ip = "ipc", os.path.join(ipc, "kernel")
+
         async def start_kernel(self, **kwargs):
             if stopping.is_set():
                 raise RuntimeError("the report run is stopping: no kernel is started")
@@ -317,6 +330,8 @@ def _execute(notebook: Path, executed: Path, parameters: dict[str, Any], kernel:
         finally:
             papermill_log.setLevel(level)
         raise
+    finally:
+        shutil.rmtree(ipc, ignore_errors=True)
     worker.join()
     if "error" in outcome:
         raise outcome["error"]
@@ -340,7 +355,8 @@ def run_one(notebook: Path, parameters: dict[str, Any], run_dir: Path, mathjax: 
     row["seconds"] = time.perf_counter() - start
     if executed.exists():  # the partially executed copy is kept and rendered too
         try:
-            row["html"] = render_notebook(executed, run_dir / f"{name}.html", mathjax).name
+            row["html"] = render_notebook(executed, run_dir / f"{name}.html", mathjax,
+                                          index_path=run_dir.parent.parent / "index.html").name
         except Exception as err:  # noqa: BLE001
             row.update(status="failed", error=row.get("error", "") + f"\nrendering failed: {err}")
     return row
@@ -360,6 +376,24 @@ def _earlier_runs(runs_root: Path, exclude: str) -> list[dict]:
                     "summary": f"{run['mode']}, {len(run.get('reports', []))} reports"
                                + (f", {failed} failed" if failed else "")})
     return out
+
+
+def _latest_elsewhere(runs_root: Path, exclude: str, present: set[str], names: list[str]) -> list[dict]:
+    """For each notebook in ``names`` that this run did not execute (an ``--only`` run), its newest row from an
+    earlier run, with ``run`` (that run's id) and links made relative to the top-level index."""
+    found: dict[str, dict] = {}
+    for run_json in sorted(runs_root.glob("*/run.json"), reverse=True):
+        try:
+            run = json.loads(run_json.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        if run.get("id") == exclude or run.get("status") not in ("complete", "failed"):
+            continue
+        for row in run.get("reports", []):
+            name = row.get("name")
+            if name in names and name not in present and name not in found:
+                found[name] = {**row, "run": run["id"], "mode": run.get("mode", "")}
+    return [found[name] for name in names if name in found]
 
 
 def suites_used(parameters: dict[str, dict[str, Any]]) -> list[str]:
@@ -484,7 +518,9 @@ def _run_reports(options: Options, state: dict[str, Any]) -> dict:
     state["recorded"] = True  # from here on an interruption leaves the run's status as it is
     earlier = _earlier_runs(runs_root, run["id"])
     write_index(run_dir / "index.html", run, "", [])
-    write_index(out / "index.html", run, f"runs/{run['id']}/", earlier)
+    others = _latest_elsewhere(runs_root, run["id"], {r["name"] for r in run["reports"]},
+                               [n.stem for n in discover(options.notebooks)]) if options.only else []
+    write_index(out / "index.html", run, f"runs/{run['id']}/", earlier, others, documents_in(out))
     log(f"[report] wrote {out / 'index.html'} (run folder {run_dir})")
     if options.publish:
         if run["status"] != "complete" or mode != "default" or options.only or options.overrides:
@@ -511,15 +547,16 @@ def publish(run: dict, run_dir: Path, target: Path) -> Path:
         name = row["name"]
         if row.get("html"):
             page = (run_dir / row["html"]).read_text(encoding="utf-8")
-            (staging / row["html"]).write_text(page.replace("../../_static/mathjax/", "_static/mathjax/"),
-                                               encoding="utf-8")
+            page = page.replace("../../_static/mathjax/", "_static/mathjax/").replace('href="../../index.html"',
+                                                                                      'href="index.html"')
+            (staging / row["html"]).write_text(page, encoding="utf-8")
         if (run_dir / row["notebook"]).exists():
             shutil.copy2(run_dir / row["notebook"], staging / row["notebook"])
         if (run_dir / name / "metrics.json").exists():
             (staging / name).mkdir()
             shutil.copy2(run_dir / name / "metrics.json", staging / name / "metrics.json")
     atomic_write_text(staging / "run.json", json.dumps(run, indent=2, default=str))
-    write_index(staging / "index.html", run, "", [])
+    write_index(staging / "index.html", run, "", [], documents=documents_in(target.parent, "../"))
     old = target.with_name(f".{target.name}.old")
     shutil.rmtree(old, ignore_errors=True)
     if target.exists():

@@ -524,7 +524,7 @@ def _build(suite: str, tasks: list[str], recipe: Recipe, store: Store, out: Path
 
     with sessions.stage("evaluation_s"):
         log(f"measuring {suite}: base, {len(tasks)} experts on every task, averaging, TA's λ grid on validation")
-        measured = _measure(out, tasks, arrays, recipe)
+        measured = _measure(out, tasks, arrays, recipe, log=log)
     sessions.end("completed")
     manifest = {
         "suite": suite, "tasks": tasks, "recipe": recipe.to_dict(), "recipe_hash": recipe_hash(recipe),
@@ -643,9 +643,10 @@ def _loaded(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device: 
     return evaluator, load(root / "base.safetensors"), [load(root / "experts" / f"{t}.safetensors") for t in tasks]
 
 
-def _measure(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device: str = "cpu") -> dict:
+def _measure(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device: str = "cpu",
+             log=lambda message: None) -> dict:
     """Base, expert, averaging and TA accuracies plus the interference diagnostics of docs/zoo.md (evaluated
-    and merged on ``device``)."""
+    and merged on ``device``); ``log`` hears each step (the phase takes minutes on a text suite)."""
     import nbmerge
 
     evaluator, base, experts = _loaded(root, tasks, arrays, recipe, device)
@@ -654,10 +655,12 @@ def _measure(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device:
         result = evaluator.evaluate(state, split)
         return {t: result["tasks"][t]["accuracy"] for t in tasks}
 
+    log("measuring the base on validation and test")
     base_acc = {s: acc(base, s) for s in ("val", "test")}
     cross = {}  # cross[i][j]: expert i on task j (test)
     expert_acc = {"val": {}, "test": {}}
-    for task, expert in zip(tasks, experts):
+    for index, (task, expert) in enumerate(zip(tasks, experts), start=1):
+        log(f"measuring expert {index}/{len(tasks)} ({task}) on every task")
         cross[task] = acc(expert, "test")
         expert_acc["test"][task] = cross[task][task]
         expert_acc["val"][task] = evaluator.evaluate(expert, "val", tasks=[task])["tasks"][task]["accuracy"]
@@ -665,14 +668,17 @@ def _measure(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device:
     def normalized(accs):
         return normalized_mean(accs, expert_acc["test"], tasks)
 
+    log("measuring simple averaging")
     average = acc(nbmerge.merge("average", base, experts), "test")
     curve = []
     # λ is chosen on validation; test is evaluated at the chosen λ only (the curve's test points cost a full test
     # pass each and choose nothing; `nbmerge zoo targets` and the reports show test curves where they matter)
-    for lam in recipe.ta_grid:
+    for index, lam in enumerate(recipe.ta_grid, start=1):
+        log(f"task arithmetic's λ grid on validation: λ = {lam:g} ({index}/{len(recipe.ta_grid)})")
         merged = nbmerge.merge("task_arithmetic", base, experts, {"scale": lam})
         curve.append({"scale": lam, "val": float(np.mean(list(acc(merged, "val").values())))})
     best = max(curve, key=lambda row: row["val"])
+    log(f"task arithmetic at the chosen λ = {best['scale']:g} on test; task-vector diagnostics")
     best["test_accuracy"] = acc(nbmerge.merge("task_arithmetic", base, experts, {"scale": best["scale"]}), "test")
     gains = sum(cross[t][t] - base_acc["test"][t] for t in tasks)
     damage = sum(base_acc["test"][j] - cross[i][j] for i in tasks for j in tasks if j != i)

@@ -1,0 +1,82 @@
+"""Merge recipes (`nbmerge merge --config recipe.yaml`): the same merge as the flags, per-expert weights, output
+dtype, and errors that name the key."""
+
+import pytest
+import torch
+import yaml
+
+from nbmerge.cli import main
+from nbmerge.io import load_state_dict, save_state_dict
+from nbmerge.merge import merge
+
+
+@pytest.fixture
+def folder(tmp_path, tiny):
+    base, experts = tiny
+    save_state_dict(base, tmp_path / "models" / "base.safetensors")
+    for i, expert in enumerate(experts):
+        save_state_dict(expert, tmp_path / "models" / f"e{i}.safetensors")
+    return tmp_path, base, experts
+
+
+def write(folder, recipe: dict):
+    path = folder / "recipe.yaml"
+    path.write_text(yaml.safe_dump(recipe))
+    return str(path)
+
+
+def test_a_recipe_gives_the_same_file_as_the_flags(folder, capsys):
+    root, base, experts = folder
+    recipe = {"method": "ties", "base": "models/base.safetensors", "params": {"density": 0.3, "scale": 1.2},
+              "experts": [f"models/e{i}.safetensors" for i in range(3)], "out": "by_recipe.safetensors",
+              "walk": {"exclude": ["ln_post"]}}
+    assert main(["merge", "--config", write(root, recipe)]) == 0
+    assert main(["merge", "--method", "ties", "--base", str(root / "models" / "base.safetensors"), "--experts",
+                 *[str(root / "models" / f"e{i}.safetensors") for i in range(3)], "--param", "density=0.3",
+                 "--param", "scale=1.2", "--exclude", "ln_post", "--out", str(root / "by_flags.safetensors")]) == 0
+    assert (root / "by_recipe.safetensors").read_bytes() == (root / "by_flags.safetensors").read_bytes()
+    capsys.readouterr()
+
+
+def test_weights_scale_each_task_vector_and_dtype_casts_the_output(folder):
+    root, base, experts = folder
+    recipe = {"method": "task_arithmetic", "base": "models/base.safetensors", "dtype": "bfloat16",
+              "experts": ["models/e0.safetensors", {"path": "models/e1.safetensors", "weight": 0.5}]}
+    assert main(["merge", "--config", write(root, recipe), "--out", str(root / "w.safetensors")]) == 0
+    half = {k: base[k] + 0.5 * (experts[1][k] - base[k]) for k in base}
+    expected = merge("task_arithmetic", base, [experts[0], half])
+    got = load_state_dict(root / "w.safetensors")
+    assert all(got[k].dtype == torch.bfloat16 for k in got)
+    assert all(torch.equal(got[k], expected[k].to(torch.bfloat16)) for k in expected)
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"colour": "red"}, "unknown key 'colour'"),
+    ({"experts": "models/e0.safetensors"}, "experts: expected a list"),
+    ({"experts": [{"path": "models/e0.safetensors", "wieght": 2}]}, "unknown key 'wieght'"),
+    ({"params": {"density": "lots"}}, "ties.density: expected float"),
+    ({"params": {"nonsense": 1}}, "has no parameter 'nonsense'"),
+    ({"walk": {"qvk": "split"}}, "walk: unknown key 'qvk'"),
+    ({"dtype": "int8"}, "dtype: expected one of"),
+    ({"method": "tiess"}, "unknown method 'tiess'"),
+    ({"experts": [{"path": "models/e0.safetensors", "weight": "heavy"}]}, "weight: expected a number"),
+])
+def test_recipe_errors_name_the_key(folder, capsys, change, words):
+    root, _, _ = folder
+    recipe = {"method": "ties", "base": "models/base.safetensors", "out": "x.safetensors",
+              "experts": ["models/e0.safetensors", "models/e1.safetensors"], **change}
+    assert main(["merge", "--config", write(root, recipe)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("nbmerge: error:") and words in err and "\n" not in err, err
+    assert not (root / "x.safetensors").exists()
+
+
+def test_a_recipe_and_merge_flags_do_not_mix(folder, capsys):
+    root, _, _ = folder
+    recipe = {"method": "ties", "base": "models/base.safetensors", "experts": ["models/e0.safetensors"]}
+    assert main(["merge", "--config", write(root, recipe), "--method", "tsv", "--out", str(root / "o")]) == 2
+    assert "leave out --method" in capsys.readouterr().err
+    assert main(["merge", "--config", write(root, recipe)]) == 2
+    assert "no output" in capsys.readouterr().err
+    assert main(["merge", "--base", "b.safetensors"]) == 2
+    assert "merge needs --method, --experts, --out" in capsys.readouterr().err
