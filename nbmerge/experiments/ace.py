@@ -41,7 +41,7 @@ from ..errors import NbmergeError
 from ..methods.ace import CODE_EPS, PAPER_EPS, ace_diagnostics
 from ..walker import resolve_device
 from . import protocol
-from .common import check_config, claim
+from .common import check_config, claim, zoo_log
 
 PAPER_VIT_EPS = PAPER_EPS["vit"]
 SOURCE = "ACE-Merging, arXiv 2603.02945"
@@ -151,7 +151,7 @@ def open_lab(suite: str, config: AceConfig, log=print) -> Lab:
     from ..zoo.build import build_zoo, is_pool, load_zoo
 
     if not is_pool(suite):
-        build_zoo(suite, cache=config.cache or None, quiet=True, log=lambda *_: None)
+        build_zoo(suite, cache=config.cache or None, quiet=True, log=zoo_log(suite))
     zoo = load_zoo(suite, config.cache or None)
     cache = protocol.trial_cache(zoo, config.device, config.cache, config.val_examples, config.seed, log=log)
     base = load_state_dict(zoo.base_path)

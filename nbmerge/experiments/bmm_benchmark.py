@@ -40,7 +40,7 @@ from ..registry import get_method
 from ..search import STRATEGIES
 from ..walker import resolve_device
 from . import protocol
-from .common import check_config, claim
+from .common import check_config, claim, zoo_log
 
 SOURCE = "BMM, arXiv 2605.12843"
 ANCHORS = ("task_arithmetic", "ties", "tsv", "iso_cts", "wudi", "regmean")      # the paper's plug-in anchors
@@ -93,7 +93,7 @@ def open_zoo(suite: str, cache: str = ""):
     from ..zoo.build import build_zoo, is_pool, load_zoo
 
     if not is_pool(suite):
-        build_zoo(suite, cache=cache or None, quiet=True, log=lambda *_: None)
+        build_zoo(suite, cache=cache or None, quiet=True, log=zoo_log(suite))
     return load_zoo(suite, cache or None)
 
 

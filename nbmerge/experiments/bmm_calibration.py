@@ -71,7 +71,7 @@ from ..registry import get_method
 from ..walker import resolve_device
 from . import protocol
 from .bmm import BMMTuning, tune_bmm
-from .common import check_config, claim
+from .common import check_config, claim, zoo_log
 from .protocol import COLLAPSED_AGREEMENT, Interval, Predictions
 from .tour import expert_grams, load_models
 
@@ -194,7 +194,7 @@ def open_trials(config, log: Callable = lambda *_: None):
     from ..zoo.build import build_zoo, is_pool, load_zoo
 
     if not is_pool(config.suite):
-        build_zoo(config.suite, cache=config.cache or None, quiet=True, log=lambda *_: None)
+        build_zoo(config.suite, cache=config.cache or None, quiet=True, log=zoo_log(config.suite))
     zoo = load_zoo(config.suite, config.cache or None)
     return zoo, protocol.trial_cache(zoo, config.device, config.cache, config.val_examples, config.seed, log=log)
 

@@ -47,7 +47,7 @@ from .. import pareto
 from ..errors import NbmergeError
 from ..io import atomic_write_text, load_state_dict
 from ..walker import resolve_device
-from .common import check_config, claim
+from .common import check_config, claim, zoo_log
 
 # family → (label, what it is). The IVON families are nested (isotropic ⊂ diagonal ⊂ mixture) on the same runs.
 FAMILIES = {
@@ -149,7 +149,7 @@ def as_dict(config: ParetoConfig) -> dict:
 def open_zoo(config: ParetoConfig):
     from ..zoo.build import build_zoo, load_zoo
 
-    build_zoo(config.suite, cache=config.cache or None, quiet=True, log=lambda *_: None)
+    build_zoo(config.suite, cache=config.cache or None, quiet=True, log=zoo_log(config.suite))
     return load_zoo(config.suite, config.cache or None)
 
 

@@ -20,7 +20,7 @@ from ..methods.bmm import module_depth, module_type
 from ..registry import get_method
 from ..walker import Walk, is_linear_weight, resolve_device, task_vectors
 from . import protocol
-from .common import check_config
+from .common import check_config, zoo_log
 
 # What each classic method fixes, in one line (shown in the comparison table and the notebook).
 EXPLAINS = {
@@ -79,7 +79,7 @@ def module_kind(key: str) -> tuple[str, Optional[int]]:
 def open_zoo(config: TourConfig):
     from ..zoo.build import build_zoo, load_zoo
 
-    build_zoo(config.suite, cache=config.cache or None, quiet=True, log=lambda *_: None)
+    build_zoo(config.suite, cache=config.cache or None, quiet=True, log=zoo_log(config.suite))
     return load_zoo(config.suite, config.cache or None)
 
 
@@ -360,7 +360,7 @@ def pareto_preview(zoo, config: TourConfig) -> Optional[dict]:
 
     return tour_preview(zoo, tasks=list(config.pareto_tasks) or None, components=config.pareto_components,
                         ivon_steps=config.pareto_ivon_steps, divisions=config.pareto_divisions,
-                        device=config.device, seed=config.seed)
+                        device=config.device, seed=config.seed, log=print)  # IVON training takes minutes: say so
 
 
 def preview_summary(preview: Optional[dict]) -> str:
