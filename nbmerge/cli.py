@@ -160,12 +160,12 @@ def cmd_zoo(args) -> int:
 
 def cmd_pool(args) -> int:
     from .clip.pool import import_clip_pool
-
-    start = time.perf_counter()
     from .walker import resolve_device
 
+    device = resolve_device(args.device)
+    start = time.perf_counter()
     path = import_clip_pool(args.suite, args.checkpoints, args.data_root, fmt=args.format,
-                            text_model=args.text_model, device=resolve_device(args.device), eval_examples=args.eval_examples,
+                            text_model=args.text_model, device=device, eval_examples=args.eval_examples,
                             tasks=args.tasks.split(",") if args.tasks else None, cache=args.cache)
     print(f"pool {args.suite} ready in {time.perf_counter() - start:.1f}s: {path}")
     return 0
@@ -253,11 +253,12 @@ def cmd_bmm_search(args) -> int:
         check_output_file(Path(args.out))  # before searching, not after
     from .walker import resolve_device
 
+    device = resolve_device(args.device)  # before loading anything
     zoo = load_zoo(args.suite, args.cache)
     result = tune_bmm(zoo, args.anchor, anchor_params=anchor_params, grams=args.gram, strategy=args.strategy,
                       budget=args.budget, seed=args.seed, log_path=args.log, by_depth=args.by_depth,
                       with_scale=not args.no_scale, gram_examples=args.gram_examples, grid_sizes=args.grid_size,
-                      device=resolve_device(args.device), out=args.out, progress=not (args.quiet or args.json))
+                      device=device, out=args.out, progress=not (args.quiet or args.json))
     summary = result.summary()
     if args.json:
         print(json.dumps(summary, indent=1))
@@ -282,6 +283,7 @@ def cmd_bmm_search(args) -> int:
 METHODS = ("ace", "average", "bmm", "dare", "fisher", "iso_c", "iso_cts", "regmean", "task_arithmetic", "ties", "tsv",
            "wudi", "wudi_closed_form")
 CACHE_HELP = "cache folder (default $NBMERGE_CACHE or ~/.cache/nbmerge)"
+SUITE_HELP = "a built zoo suite or an imported pool"
 
 
 def _version() -> str:
@@ -365,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_pool)
 
     p = sub.add_parser("eval", help="evaluate a checkpoint on a zoo suite")
-    p.add_argument("--suite", required=True, help="a built zoo suite or an imported pool")
+    p.add_argument("--suite", required=True, help=SUITE_HELP)
     p.add_argument("--model", required=True, help="checkpoint to evaluate (.safetensors, index.json or folder)")
     p.add_argument("--split", choices=["val", "test"], default="test")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -374,7 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("stats", help="input Grams of every linear weight, per task")
-    p.add_argument("--suite", required=True, help="a built zoo suite or an imported pool")
+    p.add_argument("--suite", required=True, help=SUITE_HELP)
     p.add_argument("--model", required=True, help="checkpoint whose linear layers' inputs are recorded")
     p.add_argument("--n", type=int, default=256, help="calibration examples per task (training split)")
     p.add_argument("--out", required=True, help="folder for one Gram file per task")
@@ -386,7 +388,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Bayesian optimisation (or random/grid/shared-λ search) of BMM's block-tied log10 ρ "
                                    "and assembly scale on the validation split; the best merge is evaluated once on "
                                    "test. With --log the search resumes where an interrupted run stopped.")
-    p.add_argument("--suite", required=True, help="a built zoo suite or an imported pool")
+    p.add_argument("--suite", required=True, help=SUITE_HELP)
     p.add_argument("--anchor", required=True, help="registered method whose merge is the prior mean, e.g. ties")
     p.add_argument("--anchor-param", action="append", default=[], metavar="KEY=VALUE", help="anchor parameter")
     p.add_argument("--gram", choices=["data", "task_vector", "hybrid"], default="data",

@@ -125,6 +125,7 @@ class SafetensorsSource:
 
 
 def _index_of(path: Path) -> Path | None:
+    """The shard index a checkpoint path is read through: the path itself, or a folder's only index."""
     if path.is_dir():
         indexes = sorted(path.glob("*.safetensors" + INDEX_SUFFIX))
         return indexes[0] if len(indexes) == 1 else None
@@ -143,9 +144,9 @@ def _weight_map(index: Path) -> dict[str, str]:
 
 def _resolve_files(path: Path) -> list[Path]:
     if path.is_dir():
-        indexes = sorted(path.glob("*.safetensors" + INDEX_SUFFIX))
-        if len(indexes) == 1:
-            return _resolve_files(indexes[0])
+        index = _index_of(path)
+        if index is not None:
+            return _resolve_files(index)
         files = sorted(path.glob("*.safetensors"))
         if not files:
             raise CheckpointError(f"{path}: folder holds no *.safetensors files")
@@ -368,7 +369,8 @@ def check_not_an_input(out: Union[str, os.PathLike], inputs: Iterable[object], w
             raise CheckpointError(f"{what} {out} is inside {source}, which is read as a checkpoint folder: "
                                   "writing there would change that input")
         try:
-            files = _resolve_files(source) + ([_index_of(source)] if _index_of(source) else [])
+            index = _index_of(source)
+            files = _resolve_files(source) + ([index] if index else [])
         except CheckpointError:
             continue  # an unreadable input is reported when it is read
         for file in files:

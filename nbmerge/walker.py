@@ -306,7 +306,8 @@ def _check_gram_once(source: TensorSource, key: str, gram: torch.Tensor) -> None
     changes (path, mtime, size), an in-memory tensor again when it is modified in place."""
     files = getattr(source, "files", ())
     if files:
-        memo = tuple((os.path.realpath(f), os.stat(f).st_mtime_ns, os.stat(f).st_size) for f in files), key
+        stats = [(os.path.realpath(f), os.stat(f)) for f in files]
+        memo = tuple((path, st.st_mtime_ns, st.st_size) for path, st in stats), key
         if memo not in _CHECKED_FILES:
             check_gram(gram, f"{source.name}: Gram of {key!r}")
             _CHECKED_FILES.add(memo)
@@ -329,12 +330,11 @@ def check_gram(gram: torch.Tensor, where: str) -> None:
     if asym > GRAM_SYMMETRY_TOL * scale:
         raise NumericalError(f"{where} is not symmetric (max |G − Gᵀ| = {float(asym):.3g}, largest entry "
                              f"{float(scale):.3g}): not an input Gram XᵀX")
-    sym = 0.5 * (gram + gram.T)
-    jitter = GRAM_PSD_TOL * float(sym.diagonal().abs().max().clamp_min(scale * 1e-12))
-    eye = torch.eye(sym.shape[0], dtype=sym.dtype, device=sym.device)
-    _, info = torch.linalg.cholesky_ex(sym.double() + jitter * eye.double())
+    sym = (0.5 * (gram + gram.T)).double()
+    jitter = GRAM_PSD_TOL * float(sym.diagonal().abs().max().clamp_min(float(scale) * 1e-12))
+    _, info = torch.linalg.cholesky_ex(sym + jitter * torch.eye(sym.shape[0], dtype=sym.dtype, device=sym.device))
     if int(info) != 0:
-        low = float(torch.linalg.eigvalsh(sym.double()).min())
+        low = float(torch.linalg.eigvalsh(sym).min())
         raise NumericalError(f"{where} is not positive semi-definite (smallest eigenvalue {low:.3g}): "
                              "not an input Gram XᵀX")
 

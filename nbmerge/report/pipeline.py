@@ -362,15 +362,22 @@ def run_one(notebook: Path, parameters: dict[str, Any], run_dir: Path, mathjax: 
     return row
 
 
-def _earlier_runs(runs_root: Path, exclude: str) -> list[dict]:
+def _finished_runs(runs_root: Path, exclude: str) -> list[dict]:
+    """The ``run.json`` of every complete or failed run under ``runs_root`` but ``exclude``, newest first."""
     out = []
     for run_json in sorted(runs_root.glob("*/run.json"), reverse=True):
         try:
             run = json.loads(run_json.read_text())
         except (OSError, json.JSONDecodeError):
             continue
-        if run.get("id") == exclude or run.get("status") not in ("complete", "failed"):
-            continue
+        if run.get("id") != exclude and run.get("status") in ("complete", "failed"):
+            out.append(run)
+    return out
+
+
+def _earlier_runs(runs_root: Path, exclude: str) -> list[dict]:
+    out = []
+    for run in _finished_runs(runs_root, exclude):
         failed = sum(r["status"] != "ok" for r in run.get("reports", []))
         out.append({"id": run["id"], "href": f"runs/{run['id']}/index.html",
                     "summary": f"{run['mode']}, {len(run.get('reports', []))} reports"
@@ -382,13 +389,7 @@ def _latest_elsewhere(runs_root: Path, exclude: str, present: set[str], names: l
     """For each notebook in ``names`` that this run did not execute (an ``--only`` run), its newest row from an
     earlier run, with ``run`` (that run's id) and links made relative to the top-level index."""
     found: dict[str, dict] = {}
-    for run_json in sorted(runs_root.glob("*/run.json"), reverse=True):
-        try:
-            run = json.loads(run_json.read_text())
-        except (OSError, json.JSONDecodeError):
-            continue
-        if run.get("id") == exclude or run.get("status") not in ("complete", "failed"):
-            continue
+    for run in _finished_runs(runs_root, exclude):
         for row in run.get("reports", []):
             name = row.get("name")
             if name in names and name not in present and name not in found:
