@@ -66,13 +66,13 @@ zoo-targets: $(STAMP)
 peers: peer-fusionbench
 
 peer-fusionbench: $(STAMP)
-	$(PY) -m nbmerge.peers.fusionbench --out reports
+	$(PY) -m bench.peers.fusionbench --out reports
 
 # The official ACE-Merging code has no licence: nbmerge never ships or fetches it. Point ACE_REPO at your own
 # checkout of github.com/unravel-xu/ACE-Merging (outside this repository) to rerun reports/peer_ace.md.
 peer-ace: $(STAMP)
 	@test -n "$(ACE_REPO)" || { echo "usage: make peer-ace ACE_REPO=/path/to/ACE-Merging"; exit 2; }
-	$(PY) -m nbmerge.peers.ace_official --ace-repo $(ACE_REPO) --out reports
+	$(PY) -m bench.peers.ace_official --ace-repo $(ACE_REPO) --out reports
 
 # The notebooks name the `nbmerge` kernel, which the set-up registers inside the venv; as root, Jupyter needs
 # --allow-root (containers); LAB_ARGS passes anything else (e.g. LAB_ARGS="--no-browser --port 8890").

@@ -2,7 +2,7 @@
 
 from .errors import CheckpointError, MethodError, NbmergeError, NumericalError
 from .io import load_state_dict, save_state_dict, write_tensors
-from .merge import merge, merge_to_file
+from .merging import merge, merge_to_file
 from .registry import all_methods, get_method
 from .walker import Walk, task_vectors
 

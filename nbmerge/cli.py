@@ -94,7 +94,7 @@ def _recipe_from_args(args):
 def cmd_merge(args) -> int:
     import torch
 
-    from .merge import merge_to_file
+    from .merging import merge_to_file
     from .recipe import DTYPES
     from .walker import Walk
 
@@ -127,14 +127,14 @@ def cmd_merge(args) -> int:
 def cmd_zoo(args) -> int:
     import json
 
-    from .zoo.build import build_zoo, info, suite_dir
+    from .pools.zoo import build_zoo, info, suite_dir
 
     if args.zoo_command == "build":
         start = time.perf_counter()
         path = build_zoo(args.suite, cache=args.cache, quiet=args.quiet)
         print(f"zoo {args.suite} ready in {time.perf_counter() - start:.1f}s: {path}")
     elif args.zoo_command == "targets":
-        from .zoo.build import zoo_targets
+        from .pools.zoo import zoo_targets
 
         zoo_targets(args.suite, args.cache)
     elif args.zoo_command == "path":
@@ -159,7 +159,7 @@ def cmd_zoo(args) -> int:
 
 
 def cmd_pool(args) -> int:
-    from .clip.pool import import_clip_pool
+    from .pools.clip import import_clip_pool
     from .walker import resolve_device
 
     device = resolve_device(args.device)
@@ -175,7 +175,7 @@ def cmd_eval(args) -> int:
     import json
 
     from .io import load_state_dict
-    from .zoo.build import load_zoo
+    from .pools.zoo import load_zoo
 
     from .walker import resolve_device
 
@@ -204,7 +204,7 @@ def cmd_stats(args) -> int:
     from pathlib import Path
 
     from .io import load_state_dict, save_state_dict
-    from .zoo.build import collect_grams, load_zoo
+    from .pools.zoo import collect_grams, load_zoo
 
     if args.n <= 0:
         raise NbmergeError(f"--n must be positive, got {args.n}")
@@ -236,8 +236,8 @@ def cmd_stats(args) -> int:
 def cmd_bmm_search(args) -> int:
     import json
 
-    from .experiments.bmm import tune_bmm
-    from .zoo.build import load_zoo
+    from .tune.bmm import tune_bmm
+    from .pools.zoo import load_zoo
 
     anchor_params = {}
     for item in args.anchor_param:

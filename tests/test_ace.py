@@ -12,7 +12,7 @@ from nbmerge.io import load_state_dict, save_state_dict
 from nbmerge.methods.ace import (PAPER_EPS, ace_diagnostics, ace_matrix, ace_system, heterogeneity,
                                  refinement_rank)
 from nbmerge.methods.regmean import regmean_matrix
-from nbmerge.peers import ace_official as peer
+from bench.peers import ace_official as peer
 from nbmerge.testing import openclip_vit_shapes, random_experts, random_model
 
 BASIC = {"adaptive": "off", "prior": False, "refine": "off"}  # the paper's "basic closed form" (ablation row 1)
@@ -283,7 +283,7 @@ def test_nan_input_is_a_numerical_error(tiny):
         nbmerge.merge("ace", base, experts)
 
 
-# -- the peer harness (pure parts; the official code runs only in `python -m nbmerge.peers.ace_official`) ----
+# -- the peer harness (pure parts; the official code runs only in `python -m bench.peers.ace_official`) ----
 
 def test_peer_compare_is_relative_to_the_official_update_per_tensor():
     theirs = {"a": torch.tensor([1.0, -4.0]), "b": torch.tensor([0.5, 0.5]), "z": torch.zeros(2)}

@@ -140,7 +140,7 @@ def test_merge_timing_is_measured_once_then_read_back(tmp_path, tiny, monkeypatc
     def no_merge(*args, **kwargs):
         raise AssertionError("a warm rerun must not merge again")
 
-    monkeypatch.setattr(sys.modules["nbmerge.merge"], "merge", no_merge)
+    monkeypatch.setattr(sys.modules["nbmerge.merging"], "merge", no_merge)
     again = ace.merge_timing(lab, config, log=lambda *_: None)
     assert again["cached"] and again["seconds"] == first["seconds"]
 

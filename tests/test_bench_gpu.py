@@ -6,9 +6,9 @@ import math
 import pytest
 import torch
 
-from nbmerge import bench_gpu
-from nbmerge.bench_gpu import TOWERS, compare, run_check, vit_shapes
-from nbmerge.bench_memory import run_memory
+from bench import gpu as bench_gpu
+from bench.gpu import TOWERS, compare, run_check, vit_shapes
+from bench.memory import run_memory
 from nbmerge.registry import all_methods
 from nbmerge.testing import openclip_vit_shapes
 

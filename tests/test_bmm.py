@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import nbmerge
-from nbmerge.bench_bmm import bench_bmm
+from bench.bmm import bench_bmm
 from nbmerge.cli import main
 from nbmerge.io import load_state_dict, save_state_dict
 from nbmerge.methods.bmm import (BMMSolver, bmm_matrix, gram_alignment, group_module_params, module_depth,

@@ -13,7 +13,7 @@ import torch
 from nbmerge.errors import NbmergeError
 from nbmerge.experiments import bmm_calibration as bc
 from nbmerge.experiments import protocol
-from nbmerge.experiments.protocol import Predictions, TrialCache
+from nbmerge.protocol import Predictions, TrialCache
 from nbmerge.metrics import expected_calibration_error
 
 
@@ -331,14 +331,14 @@ def test_configs_are_validated():
 
 @pytest.fixture(scope="module")
 def micro(micro_cache):
-    from nbmerge.zoo.build import load_zoo
+    from nbmerge.pools.zoo import load_zoo
 
     return load_zoo("micro", micro_cache)
 
 
 def test_gram_tokens_count_what_collect_grams_saw(micro):
     from nbmerge.experiments.tour import load_models
-    from nbmerge.zoo.build import collect_grams
+    from nbmerge.pools.zoo import collect_grams
 
     base, _ = load_models(micro)
     seen = collect_grams(micro, base, 10, tasks=micro.tasks[:1])[micro.tasks[0]]["tokens"]

@@ -331,7 +331,7 @@ def test_the_profiles_scale():
 
 @pytest.fixture(scope="module")
 def micro(micro_cache):
-    from nbmerge.zoo.build import load_zoo
+    from nbmerge.pools.zoo import load_zoo
 
     return load_zoo("micro", micro_cache)
 

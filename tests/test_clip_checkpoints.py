@@ -1,4 +1,4 @@
-"""nbmerge.clip.checkpoints: restricted unpickling of task_vectors-style CLIP pickles, HF ↔ open_clip layouts."""
+"""nbmerge.models.clip_checkpoints: restricted unpickling of task_vectors-style CLIP pickles, HF ↔ open_clip layouts."""
 
 import builtins
 import functools
@@ -10,7 +10,7 @@ import types
 import pytest
 import torch
 
-from nbmerge.clip.checkpoints import (
+from nbmerge.models.clip_checkpoints import (
     extract_image_tower,
     hf_to_open_clip,
     image_encoder_state,

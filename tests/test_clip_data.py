@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 import torch
 
-from nbmerge.clip.data import (
+from nbmerge.tasks.clip import (
     carve_indices, fake_colour, load_plain_pickle, load_suite_manifest, load_task_manifest, manifest_dir,
     normalise_class_dir, open_task, preprocess_for, read_idx, task_names, verify_task_files, write_fake_dataset,
 )
-from nbmerge.clip.heads import build_zeroshot_head, head_for_task, load_head, save_head, ZeroShotHead
+from nbmerge.tasks.clip_heads import build_zeroshot_head, head_for_task, load_head, save_head, ZeroShotHead
 from nbmerge.errors import CheckpointError, NbmergeError
 
 CLASS_COUNTS = {

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from nbmerge.cli import main
-from nbmerge.clip.fake import FakeViT, write_fake_data, write_fake_pool
+from nbmerge.pools.fake import FakeViT, write_fake_data, write_fake_pool
 from nbmerge.report.pipeline import Options, discover, notebook_parameters, run_reports
 
 TASKS = ["MNIST", "EuroSAT", "SVHN"]  # IDX, ImageFolder with its own val split, SVHN .mat

@@ -1,4 +1,4 @@
-"""nbmerge.clip.pool / arch: tiny fake CLIP pools in the task_vectors/TSV and FusionBench layouts, imported as zoo
+"""nbmerge.pools.clip / arch: tiny fake CLIP pools in the task_vectors/TSV and FusionBench layouts, imported as zoo
 suites that the zoo's evaluator, merge and Gram code run on."""
 
 import json
@@ -10,22 +10,22 @@ import torch
 from PIL import Image
 
 import nbmerge
-from nbmerge.clip.arch import ClipArchitecture
-from nbmerge.clip.checkpoints import open_clip_to_hf
-from nbmerge.clip.data import load_task_manifest, write_fake_dataset
-from nbmerge.clip.fake import (HF_BASE, FakeViT, fake_weights, save_hf_clip_with_text, save_hf_vision,
+from nbmerge.models.clip import ClipArchitecture
+from nbmerge.models.clip_checkpoints import open_clip_to_hf
+from nbmerge.tasks.clip import load_task_manifest, write_fake_dataset
+from nbmerge.pools.fake import (HF_BASE, FakeViT, fake_weights, save_hf_clip_with_text, save_hf_vision,
                                save_open_clip_encoder, write_hf_pool, write_open_clip_pool)
-from nbmerge.clip.pool import eval_transform, import_clip_pool
+from nbmerge.pools.clip import eval_transform, import_clip_pool
 from nbmerge.errors import CheckpointError, NbmergeError
 from nbmerge.io import load_state_dict
-from nbmerge.zoo.build import Store, Zoo, collect_grams, load_zoo
-from nbmerge.zoo.model import arch_from_dict
-from nbmerge.zoo.train import Recipe
+from nbmerge.pools.zoo import Store, Zoo, collect_grams, load_zoo
+from nbmerge.models.vit import arch_from_dict
+from nbmerge.pools.train import Recipe
 
 TASKS = ["MNIST", "EuroSAT", "SVHN"]  # IDX, ImageFolder (with its own val split), SVHN .mat: three data layouts
 DATA_FORMATS = {"MNIST": "idx", "EuroSAT": "imagefolder", "SVHN": "svhn_mat"}
 GRID = (0.3, 1.0)
-# What build_zoo writes into a manifest (nbmerge/zoo/build.py); a pool adds "source".
+# What build_zoo writes into a manifest (nbmerge/pools/zoo.py); a pool adds "source".
 BUILD_ZOO_KEYS = ["suite", "tasks", "recipe", "recipe_hash", "store", "checksums", "classes", "timings", "environment",
                   "base_accuracy", "expert_accuracy", "simple_average_accuracy",
                   "simple_average_normalized_accuracy", "task_arithmetic", "task_arithmetic_normalized_accuracy",

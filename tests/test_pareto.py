@@ -1,4 +1,4 @@
-"""Variational merging for Pareto fronts (nbmerge.pareto, nbmerge.zoo.posteriors, nbmerge.experiments.pareto):
+"""Variational merging for Pareto fronts (nbmerge.solvers.pareto, nbmerge.pools.posteriors, nbmerge.experiments.pareto):
 analytic identities, the EM's monotone objective, exact hypervolumes, bad input, and tiny end-to-end runs on
 the `micro` zoo."""
 
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from nbmerge import merge, pareto
+from nbmerge import merge
+from nbmerge.solvers import pareto
 from nbmerge.errors import MethodError, NbmergeError
 
 
@@ -325,7 +326,7 @@ def test_config_rejects_bad_parameters():
 
 def _predictions(correct_by_task, classes=4, seed=0):
     """Predictions whose argmax is right exactly where ``correct_by_task[task]`` is True."""
-    from nbmerge.experiments.protocol import Predictions
+    from nbmerge.protocol import Predictions
 
     rng = np.random.default_rng(seed)
     logits, labels = {}, {}
@@ -393,7 +394,7 @@ def test_gap_closed_held_not_held_and_not_tested():
 
 @pytest.fixture
 def micro(micro_cache):
-    from nbmerge.zoo.build import load_zoo
+    from nbmerge.pools.zoo import load_zoo
 
     return load_zoo("micro", micro_cache)
 
@@ -408,7 +409,7 @@ def _forbid(monkeypatch, module, *names):
 
 def test_posteriors_are_cached_journal_checked_and_deterministic(micro, monkeypatch):
     from nbmerge.io import load_state_dict
-    from nbmerge.zoo import posteriors
+    from nbmerge.pools import posteriors
 
     settings = posteriors.IvonSettings(steps=3)
     files = posteriors.ivon_posteriors(micro, ["digits", "hebrew"], 2, settings, seed=11)
@@ -442,10 +443,10 @@ def test_posteriors_are_cached_journal_checked_and_deterministic(micro, monkeypa
 
 def test_multitask_vertex_is_single_task_fine_tuning(micro):
     from nbmerge.io import load_state_dict
-    from nbmerge.zoo import posteriors
-    from nbmerge.zoo.build import _encoder_from, _task_seed
-    from nbmerge.zoo.model import encoder_state_dict
-    from nbmerge.zoo.train import finetune
+    from nbmerge.pools import posteriors
+    from nbmerge.pools.zoo import _encoder_from, _task_seed
+    from nbmerge.models.vit import encoder_state_dict
+    from nbmerge.pools.train import finetune
 
     # with the zoo's own settings a vertex is the zoo's expert (no training)
     assert posteriors.multitask_run(micro, {"digits": 0.0, "hebrew": 1.0}) == micro.expert_path("hebrew")
@@ -479,7 +480,7 @@ def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
     from nbmerge.experiments import pareto as experiment
     from nbmerge.experiments import protocol
     from nbmerge.experiments.common import _jsonable, finish
-    from nbmerge.zoo import posteriors
+    from nbmerge.pools import posteriors
 
     config = experiment.ParetoConfig(**SMOKE, cache=str(micro_cache))
 

@@ -5,7 +5,7 @@ import json
 import torch
 
 import nbmerge
-from nbmerge.peers import fusionbench as peer
+from bench.peers import fusionbench as peer
 
 
 def test_every_peer_job_is_a_valid_nbmerge_call():

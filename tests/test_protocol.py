@@ -9,7 +9,7 @@ import torch
 import nbmerge
 from nbmerge.errors import NbmergeError
 from nbmerge.experiments import protocol
-from nbmerge.experiments.protocol import Predictions, TrialCache
+from nbmerge.protocol import Predictions, TrialCache
 
 
 # ------------------------------------------------------------------------------------- α is a global multiplier
@@ -120,7 +120,7 @@ def test_tune_scale_merges_once_and_chooses_on_validation(tmp_path):
 
 
 def test_val_subset_is_seeded_and_leaves_test_whole(micro_cache):
-    from nbmerge.zoo.build import load_zoo
+    from nbmerge.pools.zoo import load_zoo
 
     zoo = load_zoo("micro", micro_cache)
     evaluator = zoo.evaluator("cpu")

@@ -7,7 +7,7 @@ import yaml
 
 from nbmerge.cli import main
 from nbmerge.io import load_state_dict, save_state_dict
-from nbmerge.merge import merge
+from nbmerge.merging import merge
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""nbmerge.search (seeded, resumable BO/random/grid/shared search) and BMM's outer loop on the `micro` zoo."""
+"""nbmerge.tune.search (seeded, resumable BO/random/grid/shared search) and BMM's outer loop on the `micro` zoo."""
 
 import itertools
 import json
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from nbmerge.errors import MethodError, NbmergeError
-from nbmerge.search import Space, grid_points, read_log, search
+from nbmerge.tune.search import Space, grid_points, read_log, search
 
 OPTIMUM = {"a": -1.0, "b": 1.2}
 
@@ -193,7 +193,7 @@ def test_resume_after_an_interruption_equals_the_uninterrupted_run(tmp_path, str
 
 
 def test_log_lines_are_flushed_and_synced_one_per_trial(tmp_path, monkeypatch):
-    import nbmerge.search as module
+    import nbmerge.tune.search as module
 
     synced = []
     real = module.os.fsync
@@ -265,7 +265,7 @@ def test_a_corrupt_log_or_a_foreign_file_is_refused_untouched(tmp_path):
 # -- BMM's outer loop on the micro zoo --------------------------------------------------------------------------------
 
 def test_group_space_ties_the_four_module_groups():
-    from nbmerge.experiments.bmm import RHO_BOUNDS, SCALE_BOUNDS, group_space
+    from nbmerge.tune.bmm import RHO_BOUNDS, SCALE_BOUNDS, group_space
 
     keys = [f"visual.transformer.resblocks.{i}.{name}" for i in range(4)
             for name in ("attn.in_proj_weight", "attn.out_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight",
@@ -284,13 +284,13 @@ def test_group_space_ties_the_four_module_groups():
 
 @pytest.fixture(scope="module")
 def micro(micro_cache):
-    from nbmerge.zoo.build import load_zoo
+    from nbmerge.pools.zoo import load_zoo
 
     return load_zoo("micro", micro_cache)
 
 
 def test_objective_refuses_the_test_split(micro):
-    from nbmerge.experiments.bmm import bmm_objective
+    from nbmerge.tune.bmm import bmm_objective
 
     with pytest.raises(NbmergeError, match="test split"):
         bmm_objective(None, micro.evaluator(), ["attn_in"], split="test")
@@ -299,7 +299,7 @@ def test_objective_refuses_the_test_split(micro):
 @pytest.mark.parametrize("grams", ["task_vector", "data"])
 def test_tune_bmm_end_to_end_is_honest(micro, tmp_path, grams):
     from nbmerge import merge
-    from nbmerge.experiments.bmm import merge_params, time_trial, tune_bmm
+    from nbmerge.tune.bmm import merge_params, time_trial, tune_bmm
     from nbmerge.experiments.tour import expert_grams, load_models
     from nbmerge.io import load_state_dict
     from nbmerge.methods.bmm import group_module_params, module_groups

@@ -10,10 +10,10 @@ import torch
 import nbmerge
 from nbmerge.cli import main
 from nbmerge.io import load_state_dict
-from nbmerge.zoo import text_data as td
-from nbmerge.zoo.build import build_zoo, collect_grams, gram_sample, load_zoo, suites
-from nbmerge.zoo.model import features
-from nbmerge.zoo.text_model import LinearGramRecorder, TextArchitecture, tokenize
+from nbmerge.tasks import text as td
+from nbmerge.pools.zoo import build_zoo, collect_grams, gram_sample, load_zoo, suites
+from nbmerge.models.vit import features
+from nbmerge.models.minilm import LinearGramRecorder, TextArchitecture, tokenize
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +157,7 @@ def test_text_micro_zoo_end_to_end(text_cache, capsys):
     assert main(["zoo", "info", "text-micro", "--cache", str(text_cache)]) == 0
     assert "word_sentiment" in capsys.readouterr().out
     # the Pareto notebook's ground truth: a multitask fine-tune is saved under the text encoder's own names
-    from nbmerge.zoo import posteriors
+    from nbmerge.pools import posteriors
 
     thirds = {t: 1 / len(zoo.tasks) for t in zoo.tasks}
     mixed = posteriors.multitask_run(zoo, thirds, posteriors.MultitaskSettings(steps=2))
@@ -168,8 +168,8 @@ def test_text_micro_zoo_end_to_end(text_cache, capsys):
     again = posteriors.multitask_run(zoo, thirds, posteriors.MultitaskSettings(steps=2))
     assert again == mixed and set(load_state_dict(again)) == set(base)
     assert 0.0 <= zoo.evaluator().evaluate(load_state_dict(mixed), "test")["mean"]["accuracy"] <= 1.0
-    # the evaluator's length-sorted order changes speed only (nbmerge.bench_eval times it)
-    from nbmerge.bench_eval import bench
+    # the evaluator's length-sorted order changes speed only (bench.eval times it)
+    from bench.eval import bench
 
     timed = bench("text-micro", "test", repeats=1, cache=text_cache)
     assert timed["accuracy"]["sorted"] == pytest.approx(timed["accuracy"]["stored"]) and timed["speedup"] > 0

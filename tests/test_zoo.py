@@ -11,9 +11,9 @@ import nbmerge
 from nbmerge.cli import main
 from nbmerge.io import load_state_dict, save_state_dict
 from nbmerge.metrics import expected_calibration_error
-from nbmerge.zoo.build import build_zoo, info, load_zoo, suite_dir
-from nbmerge.zoo.model import Architecture, build_encoder
-from nbmerge.zoo.stats import GramRecorder, attention_heads_output
+from nbmerge.pools.zoo import build_zoo, info, load_zoo, suite_dir
+from nbmerge.models.vit import Architecture, build_encoder
+from nbmerge.models.grams import GramRecorder, attention_heads_output
 
 
 @pytest.fixture
@@ -135,7 +135,7 @@ def test_ece_of_calibrated_and_overconfident_predictors():
 
 
 def test_interrupted_build_resumes_without_redoing_finished_steps(tmp_path, monkeypatch):
-    import nbmerge.zoo.build as build
+    import nbmerge.pools.zoo as build
 
     real_finetune, calls = build.finetune, []
 
@@ -166,7 +166,7 @@ def test_interrupted_build_resumes_without_redoing_finished_steps(tmp_path, monk
 def test_evaluation_only_knobs_do_not_invalidate_trained_artifacts():
     from dataclasses import replace
 
-    from nbmerge.zoo.build import TINY_RECIPE, recipe_hash, store_hash
+    from nbmerge.pools.zoo import TINY_RECIPE, recipe_hash, store_hash
 
     other_grid = replace(TINY_RECIPE, ta_grid=(0.05, 0.1))
     assert store_hash(other_grid) == store_hash(TINY_RECIPE)

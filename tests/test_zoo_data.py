@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from nbmerge.errors import NbmergeError
-from nbmerge.zoo import data
-from nbmerge.zoo.data import IMAGE_SIZE, SUITES, TASKS, DataSourceError, build_task, manifest_for
+from nbmerge.tasks import vision as data
+from nbmerge.tasks.vision import IMAGE_SIZE, SUITES, TASKS, DataSourceError, build_task, manifest_for
 
 MICRO = SUITES["micro"]
 

@@ -40,7 +40,7 @@ import numpy as np
 from ..errors import NbmergeError
 from ..methods.ace import CODE_EPS, PAPER_EPS, ace_diagnostics
 from ..walker import resolve_device
-from . import protocol
+from .. import protocol
 from .common import check_config, claim, zoo_log
 
 PAPER_VIT_EPS = PAPER_EPS["vit"]
@@ -148,7 +148,7 @@ class Lab:
 
 def open_lab(suite: str, config: AceConfig, log=print) -> Lab:
     from ..io import load_state_dict
-    from ..zoo.build import build_zoo, is_pool, load_zoo
+    from ..pools.zoo import build_zoo, is_pool, load_zoo
 
     if not is_pool(suite):
         build_zoo(suite, cache=config.cache or None, quiet=True, log=zoo_log(suite))
@@ -187,7 +187,7 @@ def run_method(lab: Lab, label: str, method: str, params: dict, config: AceConfi
                grid: Optional[Sequence[float]] = None) -> Run:
     """α on the validation grid (``config.scale_grid`` unless given), then test at it, both through the trial
     cache. The merge runs at most once (only on a cache miss) and its wall time is kept for A3."""
-    from ..merge import merge
+    from ..merging import merge
     from ..walker import Walk
 
     recipe = protocol.method_recipe(method, params, None, lab.experts_name)
@@ -247,7 +247,7 @@ def heterogeneous_lab(lab: Lab, config: AceConfig) -> Lab:
     """The same tasks fine-tuned from the same base with per-task learning-rate and step multipliers: task vectors
     of widely different norms (trained once, kept in the zoo's store)."""
     from ..io import load_state_dict
-    from ..zoo.build import variant_experts
+    from ..pools.zoo import variant_experts
 
     paths = variant_experts(lab.zoo, lr_factors=config.hetero_lr_factors, step_factors=config.hetero_step_factors)
     # the variant folder names (lr and steps) determine the weights, with the zoo's recipe and seeds
@@ -328,7 +328,7 @@ def merge_timing(lab: Lab, config: AceConfig, labels: Sequence[str] = ("ace", "t
     trial cache, keyed by the recipes and the environment (device, threads, CPUs, torch), so a warm rerun reads it
     instead of merging again; a new environment measures again."""
     from ..io import atomic_write_text
-    from ..merge import merge
+    from ..merging import merge
     from ..walker import Walk
 
     chosen = [(label, method, params) for label, method, params in headline_runs(config) if label in labels]

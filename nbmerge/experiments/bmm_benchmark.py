@@ -1,7 +1,7 @@
 """The logic behind ``notebooks/bmm_benchmark.ipynb`` (claims B1, B2) and ``notebooks/bmm_search.ipynb`` (B3, B4).
 
 BMM is Bayesian Model Merging (Li, Han, Su, Ji; arXiv 2605.12843). Both notebooks drive
-``nbmerge.experiments.bmm.tune_bmm`` (anchor, Grams, ``BMMSolver``, seeded resumable search, one test evaluation of
+``nbmerge.tune.bmm.tune_bmm`` (anchor, Grams, ``BMMSolver``, seeded resumable search, one test evaluation of
 the best point) and turn its results into tables, figures and verdicts. Nothing here re-implements the merge or the
 search.
 
@@ -37,9 +37,9 @@ import numpy as np
 
 from ..errors import NbmergeError
 from ..registry import get_method
-from ..search import STRATEGIES
+from ..tune.search import STRATEGIES
 from ..walker import resolve_device
-from . import protocol
+from .. import protocol
 from .common import check_config, claim, zoo_log
 
 SOURCE = "BMM, arXiv 2605.12843"
@@ -90,7 +90,7 @@ def anchor_params(anchor: str, wudi_steps: int) -> dict:
 
 def open_zoo(suite: str, cache: str = ""):
     """The built suite (an embedded zoo is built first if missing; a clip-... pool must have been imported)."""
-    from ..zoo.build import build_zoo, is_pool, load_zoo
+    from ..pools.zoo import build_zoo, is_pool, load_zoo
 
     if not is_pool(suite):
         build_zoo(suite, cache=cache or None, quiet=True, log=zoo_log(suite))
@@ -194,7 +194,7 @@ class Lab:
 
 
 def open_lab(suite: str, *, cache: str = "", device: str = "cpu", val_examples: int = 100, seed: int = 0) -> Lab:
-    from .bmm import shared_models
+    from ..tune.bmm import shared_models
 
     zoo = open_zoo(suite, cache)
     trials = protocol.trial_cache(zoo, device, cache, val_examples, seed)
@@ -224,7 +224,7 @@ class AnchorRun:
 
 def tune_anchor(lab: Lab, anchor: str, *, wudi_steps: int = 300, gram_examples: int = 256, gram_seed: int = 0,
                 device: str = "cpu") -> AnchorRun:
-    from .bmm import shared_grams
+    from ..tune.bmm import shared_grams
 
     params = anchor_params(anchor, wudi_steps)
     needs = anchor_needs_grams(anchor)
@@ -246,7 +246,7 @@ def run_search(lab: Lab, anchor: AnchorRun, variant: str, *, strategy: str = "ba
                with_scale: bool = False, gram_examples: int = 256, gram_seed: int = 0, by_depth: int = 0,
                device: str = "cpu"):
     """One BMM search (``tune_bmm``) on the α*-tuned anchor, through the lab's trial cache, its log in the cache."""
-    from .bmm import tune_bmm
+    from ..tune.bmm import tune_bmm
 
     grams, beta = gram_source(anchor.name, variant)
     return tune_bmm(lab.zoo, anchor.name, anchor_params={**anchor.params, "scale": anchor.alpha}, grams=grams,
@@ -918,12 +918,12 @@ def search_headline(result: StrategyResult) -> dict:
 
 
 def solve_benchmark(zoo, config: SearchConfig) -> list[dict]:
-    """``nbmerge.bench_bmm``: one trial's BMM solves by the eigenbasis fast path vs a fresh ``torch.linalg.solve``,
+    """``bench.bmm``: one trial's BMM solves by the eigenbasis fast path vs a fresh ``torch.linalg.solve``,
     on the zoo's shapes (its width, depth and task count; random weights: the cost does not depend on them) and,
     when ``bench_vit_b32``, on one ViT-B/32 block with 8 tasks (multiply by 12 for the whole image tower). Empty
     unless ``bench_solves``: a timing cannot come from a cache, and the default profile's warm rerun must compute
     nothing (each search's logged merge and evaluation times are shown either way)."""
-    from ..bench_bmm import bench_bmm
+    from bench.bmm import bench_bmm
 
     if not config.bench_solves:
         return []

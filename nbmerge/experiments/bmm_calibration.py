@@ -69,10 +69,10 @@ from ..io import atomic_write_text
 from ..methods.bmm import MODULE_TYPES, gram_alignment
 from ..registry import get_method
 from ..walker import resolve_device
-from . import protocol
-from .bmm import BMMTuning, tune_bmm
+from .. import protocol
+from ..tune.bmm import BMMTuning, tune_bmm
 from .common import check_config, claim, zoo_log
-from .protocol import COLLAPSED_AGREEMENT, Interval, Predictions
+from ..protocol import COLLAPSED_AGREEMENT, Interval, Predictions
 from .tour import expert_grams, load_models
 
 ECE_BINS = 15
@@ -110,7 +110,7 @@ class DatafreeConfig:
     seeds: tuple = SEEDS             # search seeds: every search runs at each
     smoke: bool = False
     anchors: tuple = ("task_arithmetic",)   # BMM's prior mean, α tuned on validation; each tuned with both sources
-    strategy: str = "bayes"          # nbmerge.search strategy, the same for both sources
+    strategy: str = "bayes"          # nbmerge.tune.search strategy, the same for both sources
     budget: int = 8                  # trials per search
     val_examples: int = 100          # validation subset per task the searches and α see (0: the whole split)
     gram_examples: int = 256         # training examples per task behind the data Grams
@@ -191,7 +191,7 @@ def as_dict(config) -> dict:
 def open_trials(config, log: Callable = lambda *_: None):
     """The zoo (built first if it is an embedded suite that is missing) and its shared trial cache, whose ``val``
     split is the seeded validation subset every notebook tunes on."""
-    from ..zoo.build import build_zoo, is_pool, load_zoo
+    from ..pools.zoo import build_zoo, is_pool, load_zoo
 
     if not is_pool(config.suite):
         build_zoo(config.suite, cache=config.cache or None, quiet=True, log=zoo_log(config.suite))
@@ -615,7 +615,7 @@ def plot_sources(study: SourceStudy):
 def gram_tokens(zoo, gram_examples: int, seed: int = 0) -> int:
     """N behind the zoo's sum Grams (``expert_grams``): the tokens of the examples ``collect_grams`` records with
     ``seed``, over the tasks (images: examples × tokens per image; texts: their unpadded tokens)."""
-    from ..zoo.build import gram_sample
+    from ..pools.zoo import gram_sample
 
     return sum(zoo.arch.tokens(zoo.arrays[t]["train_x"][gram_sample(zoo, t, gram_examples, seed)])
                for t in zoo.tasks)

@@ -150,7 +150,7 @@ def prepare_suites(suites: Sequence[str], checkpoints: str = "", data_root: str 
     of real checkpoints is imported here from ``checkpoints`` and ``data_root`` (once: a pool whose sources are
     unchanged is reused). Without them a ``clip-...`` suite must have been imported already (`nbmerge pool
     import`)."""
-    from ..zoo.build import is_pool
+    from ..pools.zoo import is_pool
 
     pools = [s for s in dict.fromkeys(suites) if is_pool(s)]
     if (checkpoints or data_root) and not pools:
@@ -160,6 +160,6 @@ def prepare_suites(suites: Sequence[str], checkpoints: str = "", data_root: str 
             if not (checkpoints and data_root):
                 raise NbmergeError(f"suite {suite!r}: give both checkpoints and data_root (got checkpoints="
                                    f"{checkpoints!r}, data_root={data_root!r})")
-            from ..clip.pool import import_clip_pool
+            from ..pools.clip import import_clip_pool
 
             import_clip_pool(suite, checkpoints, data_root, device=device, cache=cache or None, log=log)

@@ -2,7 +2,7 @@
 against multitask fine-tuning, on a 2-task (and optionally a 3-task) subset of a zoo.
 
 Protocol (decided here, stated in the report; the paper's own protocol could not be checked):
-* **posteriors** (nbmerge.zoo.posteriors): K IVON runs per task from the zoo's base. Every single run k gives its
+* **posteriors** (nbmerge.pools.posteriors): K IVON runs per task from the zoo's base. Every single run k gives its
   own simple (isotropic, the IVON mean) and IVON-Hess (diagonal Gaussian) front, so the mixture is compared with
   each run it is made of, not with one lucky or unlucky seed; all K runs form SoupIVON-Hess (collapsed) and
   MultiIVON-Hess (the mixture, merged by EM). Optionally the zoo's AdamW experts, averaged or squared-gradient
@@ -10,7 +10,7 @@ Protocol (decided here, stated in the report; the paper's own protocol could not
 * **informative responsibilities**: at τ = 1 the mixture's log-densities differ by ~10⁵ nats on MiniLM's 22.7 M
   parameters, every responsibility is 0 or 1 and EM stops after one step. We divide the log-densities by a
   temperature τ = f·G, G the largest spread (max_k − min_k, in nats) of a task's component log-densities at EM's
-  starting point at uniform α (:func:`nbmerge.pareto.log_density_spread`), and choose f on a grid by the front's
+  starting point at uniform α (:func:`nbmerge.solvers.pareto.log_density_spread`), and choose f on a grid by the front's
   mean validation accuracy. Why a temperature rather than a precision scale or per-tensor responsibilities: a
   precision scale leaves the log-determinant gaps (½Σ log S, ~10⁵ nats from a 2% Hessian difference) untouched,
   and per-tensor responsibilities are still one-hot on MiniLM's 11.7 M-entry embedding matrix; the temperature
@@ -18,7 +18,7 @@ Protocol (decided here, stated in the report; the paper's own protocol could not
   mixture is reported beside it, and every responsibility (which run each task's mixture picks) is logged.
 * **ground truth**: AdamW fine-tuning on Σ_t α_t ℓ_t from the base with the experts' recipe at the multitask α
   (at a vertex it is the zoo's expert itself); cached in the zoo's store with its training seconds.
-* **evaluation**: every model through the shared trial cache (nbmerge.experiments.protocol): test on the whole
+* **evaluation**: every model through the shared trial cache (nbmerge.protocol): test on the whole
   split, validation on a fixed seeded subset of ``val_examples`` per task; a rerun evaluates nothing again.
 * **P1** (fronts): hypervolume of each front's test accuracies over the base model's (the paper names no metric:
   our choice), with a paired bootstrap over test examples (resampled within each task, the same draw for every
@@ -43,7 +43,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 import torch
 
-from .. import pareto
+from ..solvers import pareto
 from ..errors import NbmergeError
 from ..io import atomic_write_text, load_state_dict
 from ..walker import resolve_device
@@ -125,19 +125,19 @@ class ParetoConfig:
         object.__setattr__(self, "device", resolve_device(self.device))
 
     def ivon(self):
-        from ..zoo.posteriors import IvonSettings
+        from ..pools.posteriors import IvonSettings
 
         return IvonSettings(steps=self.ivon_steps, lr=self.ivon_lr, ess=self.ivon_ess, hess_init=self.ivon_hess_init,
                             beta2=self.ivon_beta2, weight_decay=self.prior_weight_decay)
 
     def squared_gradients(self):
-        from ..zoo.posteriors import SquaredGradientSettings
+        from ..pools.posteriors import SquaredGradientSettings
 
         return SquaredGradientSettings(examples=self.sg_examples, ess=self.ivon_ess,
                                        weight_decay=self.prior_weight_decay)
 
     def multitask(self):
-        from ..zoo.posteriors import MultitaskSettings
+        from ..pools.posteriors import MultitaskSettings
 
         return MultitaskSettings(steps=self.multitask_steps)
 
@@ -147,7 +147,7 @@ def as_dict(config: ParetoConfig) -> dict:
 
 
 def open_zoo(config: ParetoConfig):
-    from ..zoo.build import build_zoo, load_zoo
+    from ..pools.zoo import build_zoo, load_zoo
 
     build_zoo(config.suite, cache=config.cache or None, quiet=True, log=zoo_log(config.suite))
     return load_zoo(config.suite, config.cache or None)
@@ -301,12 +301,12 @@ class _Store:
         self.memory: dict[str, dict] = {}
 
     def _path(self, key) -> Path:
-        from .protocol import _digest
+        from ..protocol import _digest
 
         return self.root / f"{_digest(key)}.json"
 
     def get(self, key) -> Optional[dict]:
-        from .protocol import _digest
+        from ..protocol import _digest
 
         found = self.memory.get(_digest(key))
         if found is None and self.root is not None and self._path(key).exists():
@@ -318,7 +318,7 @@ class _Store:
         return found
 
     def put(self, key, value: dict) -> dict:
-        from .protocol import _digest
+        from ..protocol import _digest
 
         self.memory[_digest(key)] = value
         if self.root is not None:
@@ -424,7 +424,7 @@ def _mean_val(predictions: dict) -> float:
 
 def choose_temperature(sub: Subset, alphas: torch.Tensor, log: Callable = lambda *_: None) -> dict:
     """τ = f·G for every f in ``config.temperatures``, chosen by the mixture front's mean validation accuracy over
-    ``alphas`` (ties: the smaller f). G is :func:`nbmerge.pareto.log_density_spread` at uniform α, the largest over
+    ``alphas`` (ties: the smaller f). G is :func:`nbmerge.solvers.pareto.log_density_spread` at uniform α, the largest over
     tasks. Returns the scale, every candidate (with its responsibilities) and the chosen one, whose merged weights
     stay in ``states`` for its test evaluation."""
     ivon = sub.surrogates["ivon"]
@@ -476,7 +476,7 @@ def _union(front: torch.Tensor, extra: torch.Tensor) -> torch.Tensor:
 def ground_truth(sub: Subset, alphas: torch.Tensor, log: Callable = print) -> dict:
     """Multitask fine-tuning at every α (trained once, cached in the zoo's store), test and val predictions, and
     the training seconds recorded when each run was trained (NaN where the run is the zoo's own expert)."""
-    from ..zoo.posteriors import multitask_run, read_metadata
+    from ..pools.posteriors import multitask_run, read_metadata
 
     preds = {"test": {}, "val": {}}
     seconds = []
@@ -502,7 +502,7 @@ def run_subset(zoo, index: Sequence[int], surrogates: dict, config: ParetoConfig
     """Everything for one subset: the temperature, every front (test at the front α, validation at the multitask
     α), multitask ground truth, P1/P2 quality with intervals, and the front timings. ``cache``: a trial cache
     (default: the zoo's, under the nbmerge cache, with ``config.val_examples``)."""
-    from .protocol import trial_cache
+    from ..protocol import trial_cache
 
     cache = cache or trial_cache(zoo, config.device, config.cache, config.val_examples, config.seed)
     sub = Subset(zoo, cache, surrogates, config, list(index), _Store(cache))
@@ -638,7 +638,7 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
 
 
 def _at_chance(correct: Sequence[np.ndarray], predictions: dict) -> bool:
-    from .protocol import CHANCE_MARGIN
+    from ..protocol import CHANCE_MARGIN
 
     chance = next(iter(predictions.values())).chance()
     return float(np.mean([c.mean() for c in correct])) <= chance + CHANCE_MARGIN
@@ -676,7 +676,7 @@ def compare_fronts(fronts: dict, base: "object", a: str, b: str, tasks: Sequence
     are 0 (no point of either front beats the base on every task), when the two fronts make the same test
     predictions (≥ 99.5% agreement) or when one is at chance. ``fronts``: name → {row: test Predictions};
     ``base``: the base model's test Predictions. ``boot`` caches the resampled hypervolumes across calls."""
-    from .protocol import COLLAPSED_AGREEMENT
+    from ..protocol import COLLAPSED_AGREEMENT
 
     boot = {} if boot is None else boot
     for name in (a, b):
@@ -704,7 +704,7 @@ def gap_closed(simple: "object", mixture: "object", multitask: "object", tasks: 
     Predictions at its validation-chosen α), with a paired bootstrap 95% interval. Held when the interval's lower
     end is above :data:`MOST`; not tested when multitask is not above simple merging by more than the interval
     (no gap to close: its own interval reaches 0) or a model is at chance."""
-    from .protocol import CHANCE_MARGIN
+    from ..protocol import CHANCE_MARGIN
 
     models = (simple, mixture, multitask)
     correct = [np.stack([m.correct(t) for m in models]) for t in tasks]
@@ -836,7 +836,7 @@ def cost_rows(results: Sequence[dict], surrogates: dict) -> list[dict]:
 # ----------------------------------------------------------------------------------------------------- claims
 
 def _over(decisions: Sequence[dict]) -> Optional[bool]:
-    from .protocol import over_seeds
+    from ..protocol import over_seeds
 
     return over_seeds(decisions)
 
@@ -1040,7 +1040,7 @@ def plot_responsibilities(result: dict):
 
 def subset_evaluator(zoo, tasks: Sequence[str], examples: int, device: str):
     """An evaluator over the first ``examples`` test examples of each task (all when 0)."""
-    from ..zoo.evaluate import Evaluator
+    from ..evaluation import Evaluator
 
     cap = slice(0, examples or None)
     heads = zoo.heads()

@@ -14,12 +14,12 @@ import torch
 
 from ..errors import NbmergeError
 from ..io import load_state_dict
-from ..merge import merge
+from ..merging import merge
 from ..metrics import normalized_mean
 from ..methods.bmm import module_depth, module_type
 from ..registry import get_method
 from ..walker import Walk, is_linear_weight, resolve_device, task_vectors
-from . import protocol
+from .. import protocol
 from .common import check_config, zoo_log
 
 # What each classic method fixes, in one line (shown in the comparison table and the notebook).
@@ -77,7 +77,7 @@ def module_kind(key: str) -> tuple[str, Optional[int]]:
 
 
 def open_zoo(config: TourConfig):
-    from ..zoo.build import build_zoo, load_zoo
+    from ..pools.zoo import build_zoo, load_zoo
 
     build_zoo(config.suite, cache=config.cache or None, quiet=True, log=zoo_log(config.suite))
     return load_zoo(config.suite, config.cache or None)
@@ -157,7 +157,7 @@ def spectra(base: dict, experts: list[dict], key: str) -> dict:
 
 def expert_grams(zoo, n: int, seed: int = 0) -> list[dict]:
     """Per task, the input Grams of each expert on its own task's training images (RegMean's statistics)."""
-    from ..zoo.build import collect_grams
+    from ..pools.zoo import collect_grams
 
     return [collect_grams(zoo, load_state_dict(path), n, seed=seed, tasks=[task])[task]["grams"]
             for task, path in zip(zoo.tasks, zoo.expert_paths)]
@@ -220,7 +220,7 @@ def cached(zoo, config: TourConfig, name: str, compute, **key):
     import json
 
     from ..io import atomic_write_text
-    from ..zoo.build import cache_root
+    from ..pools.zoo import cache_root
 
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
     path = (cache_root(config.cache or None) / "analyses" / f"{zoo.root.name}-{protocol.zoo_fingerprint(zoo)}"

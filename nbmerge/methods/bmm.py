@@ -295,7 +295,7 @@ def run_anchor(base: Source, experts: Sequence[Source], anchor: str = "task_arit
     It runs with the caller's exclusions, q/k/v layout and device, but with its *own* reference matrix rule and
     fallback (a Walk's matrix_rule/fallback describe BMM's merge, not the anchor's) and no per-module overrides.
     """
-    from ..merge import merge  # here, not at the top: merge imports the registry, which imports this package
+    from ..merging import merge  # here, not at the top: merge imports the registry, which imports this package
 
     if anchor == "bmm":
         raise MethodError("bmm: the anchor cannot be bmm itself; pick another method (e.g. task_arithmetic, ties)")

@@ -399,7 +399,7 @@ def _latest_elsewhere(runs_root: Path, exclude: str, present: set[str], names: l
 
 def suites_used(parameters: dict[str, dict[str, Any]]) -> list[str]:
     """The embedded zoo suites the notebooks will open (their ``suite``/``suites`` parameters), in first-use order."""
-    from ..zoo.build import is_pool, suites
+    from ..pools.zoo import is_pool, suites
 
     known = suites()
     found: list[str] = []
@@ -414,7 +414,7 @@ def suites_used(parameters: dict[str, dict[str, Any]]) -> list[str]:
 def build_suites(parameters: dict[str, dict[str, Any]], log=print) -> list[dict]:
     """Build (or find built) every embedded suite the notebooks use, before any notebook runs, so that each build's
     time is its own row in the index rather than hidden inside the first notebook that opens the suite."""
-    from ..zoo.build import build_zoo, suite_dir
+    from ..pools.zoo import build_zoo, suite_dir
 
     rows = []
     for suite in suites_used(parameters):

@@ -126,13 +126,13 @@ def all_of(*checks: Check) -> Check:
 # ------------------------------------------------------------------------------------------------------- names
 
 def _embedded_suites() -> dict[str, tuple[str, ...]]:
-    from ..zoo.build import suites
+    from ..pools.zoo import suites
 
     return suites()
 
 
 def _cache(ctx: Context) -> Path:
-    from ..zoo.build import cache_root
+    from ..pools.zoo import cache_root
 
     return cache_root(ctx.params.get("cache") or None)
 
@@ -145,12 +145,12 @@ def _imported_pools(ctx: Context) -> list[str]:
 def _pool_problem(suite: str, ctx: Context) -> Optional[str]:
     """A ``clip-...`` pool is valid when imported in the notebook's cache, or when the notebook is given
     ``checkpoints`` and ``data_root`` to import it from (``prepare_suites``) and the name says which tasks."""
-    from ..zoo.build import suite_dir
+    from ..pools.zoo import suite_dir
 
     if (suite_dir(suite, ctx.params.get("cache") or None) / "manifest.json").is_file():
         return None
     if ctx.params.get("checkpoints") and ctx.params.get("data_root"):
-        from ..clip.pool import suite_tasks
+        from ..pools.clip import suite_tasks
         from ..errors import NbmergeError
 
         try:
@@ -173,7 +173,7 @@ def suite_name(value, ctx: Context) -> Optional[str]:
     known = _embedded_suites()
     if value in known:
         return None
-    from ..zoo.build import is_pool
+    from ..pools.zoo import is_pool
 
     if is_pool(value):
         return _pool_problem(value, ctx)
@@ -190,7 +190,7 @@ def _suite_tasks(suite: Any, ctx: Context) -> Optional[list[str]]:
     known = _embedded_suites()
     if suite in known:
         return list(known[suite])
-    from ..zoo.build import is_pool, suite_dir
+    from ..pools.zoo import is_pool, suite_dir
 
     manifest = suite_dir(suite, ctx.params.get("cache") or None) / "manifest.json"
     if is_pool(suite) and manifest.is_file():

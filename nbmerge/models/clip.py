@@ -1,6 +1,6 @@
 """The image tower of a real CLIP ViT (open_clip ``VisionTransformer``) behind the zoo's architecture interface.
 
-Pools imported from real checkpoints (``nbmerge.clip.pool``) record a ``ClipArchitecture`` in their manifest, so
+Pools imported from real checkpoints (``nbmerge.pools.clip``) record a ``ClipArchitecture`` in their manifest, so
 that every notebook written for the embedded zoo (``build``, ``inputs``, ``prefix``, ``gram_recorder``, ``tokens``)
 runs on them unchanged. Stored images are uint8 ``[N, 3, S, S]``, already resized and centre-cropped as open_clip's
 evaluation transform does; ``inputs`` performs the transform's last two steps (``ToTensor`` and ``Normalize``).
@@ -94,7 +94,7 @@ class ClipArchitecture:
         return (x.to(torch.float32) / 255.0 - mean) / std
 
     def gram_recorder(self, encoder: torch.nn.Module):
-        from ..zoo.stats import GramRecorder
+        from .grams import GramRecorder
 
         return GramRecorder(encoder)
 

@@ -53,8 +53,8 @@ from ..errors import CacheError, CheckpointError, NbmergeError
 from ..io import _atomic_write, atomic_write_text, load_state_dict, save_state_dict, sha256_file
 from ..metrics import normalized_mean
 from ..provenance import git_sha
-from .model import Architecture, Head, arch_from_dict, encoder_state_dict
-from .text_model import TextArchitecture
+from ..models.vit import Architecture, Head, arch_from_dict, encoder_state_dict
+from ..models.minilm import TextArchitecture
 from .train import Recipe, finetune, fit_head, pretrain, zero_shot_head
 
 TINY_RECIPE = Recipe()
@@ -77,8 +77,8 @@ TEXT_MICRO_RECIPE = replace(TEXT_RECIPE, expert_steps=10, warmup_steps=2, eval_e
 
 def suites() -> dict[str, tuple[str, ...]]:
     """Every embedded suite: the vision zoo's and the text zoo's."""
-    from .data import SUITES
-    from .text_data import TEXT_SUITES
+    from ..tasks.vision import SUITES
+    from ..tasks.text import TEXT_SUITES
 
     return {**SUITES, **TEXT_SUITES}
 
@@ -241,7 +241,7 @@ def store_root(root: Path, manifest: dict) -> Path:
 
 
 def _task_arrays(store: Store, task: str, recipe: Recipe) -> dict[str, np.ndarray]:
-    from .data import build_task
+    from ..tasks.vision import build_task
 
     rel = f"data/{task}.npz"
     if isinstance(recipe.arch, TextArchitecture) and not store.has(rel):
@@ -257,8 +257,8 @@ def _task_arrays(store: Store, task: str, recipe: Recipe) -> dict[str, np.ndarra
 
 def _text_arrays(store: Store, rel: str, task: str, recipe: Recipe) -> None:
     """Token ids and masks ``[N, 2, L]`` per split (and the texts themselves, for the notebooks to show)."""
-    from .text_data import build_text_task
-    from .text_model import tokenize
+    from ..tasks.text import build_text_task
+    from ..models.minilm import tokenize
 
     data = build_text_task(task)
     cap = slice(0, recipe.eval_examples or None)
@@ -273,7 +273,7 @@ def _text_arrays(store: Store, rel: str, task: str, recipe: Recipe) -> None:
 
 
 def _pool(recipe: Recipe) -> tuple[np.ndarray, np.ndarray]:
-    from .data import build_pretrain_pool
+    from ..tasks.vision import build_pretrain_pool
 
     x, y, _ = build_pretrain_pool(images_per_class=recipe.pool_per_class)
     if recipe.pool_classes:
@@ -298,7 +298,7 @@ def _eval_splits(arrays: dict, tasks: list[str]) -> dict:
 
 
 def _encoder_from(state: dict[str, torch.Tensor], arch: Architecture) -> torch.nn.Module:
-    from .model import load_encoder_weights
+    from ..models.vit import load_encoder_weights
 
     encoder = arch.build()
     load_encoder_weights(encoder, state, arch.prefix)
@@ -425,7 +425,7 @@ def _recover_journal(store: Store, cache, previous: Optional[dict]) -> None:
 def build_zoo(suite: str, cache=None, quiet: bool = False, log=print) -> Path:
     """Build (or reuse) the zoo of ``suite`` and return its folder; resumes an interrupted build and heals a corrupt
     manifest or journal (module docstring). An imported pool (``clip-...``) is not built here: it must have been
-    imported (``nbmerge pool import`` or ``nbmerge.clip.pool.import_clip_pool``)."""
+    imported (``nbmerge pool import`` or ``nbmerge.pools.clip.import_clip_pool``)."""
     if is_pool(suite):
         load_zoo(suite, cache)
         return suite_dir(suite, cache)
@@ -588,7 +588,7 @@ class Zoo:
         return store_root(self.root, self.manifest)
 
     def evaluator(self, device: str = "cpu"):
-        from .evaluate import Evaluator
+        from ..evaluation import Evaluator
 
         if self._evaluator is None:
             expert = {t: {s: self.manifest["expert_accuracy"][s][t] for s in ("val", "test")} for t in self.tasks}
@@ -633,7 +633,7 @@ def load_zoo(suite: str, cache=None) -> Zoo:
 
 def _loaded(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device: str):
     """(evaluator, base, experts) of a built zoo or imported pool, all on ``device``."""
-    from .evaluate import Evaluator
+    from ..evaluation import Evaluator
 
     evaluator = Evaluator(recipe.arch, _eval_splits(arrays, tasks), _load_heads(root, tasks), device=device)
 

@@ -87,7 +87,7 @@ def build_zeroshot_head(model: torch.nn.Module, tokenizer: Callable, classnames:
 def head_for_task(model: torch.nn.Module, tokenizer: Callable, task: str,
                   device: Union[str, torch.device] = "cpu", *, logit_scale: Optional[float] = None) -> ZeroShotHead:
     """The zero-shot head of a CLIP task from its manifest's class names and templates."""
-    from .data import load_task_manifest
+    from .clip import load_task_manifest
 
     manifest = load_task_manifest(task)
     return build_zeroshot_head(model, tokenizer, manifest["class_names"], manifest["templates"], device,

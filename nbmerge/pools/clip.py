@@ -12,12 +12,12 @@ Checkpoint layouts read from ``checkpoints`` (a model's folder, e.g. ``checkpoin
 
 * ``open_clip`` (task_vectors, TALL-masks/TSV): the base ``zeroshot.pt`` (or a task folder's
   ``[nonlinear_]zeroshot.pt``), experts ``<Task>Val/[nonlinear_]finetuned.pt`` or ``<Task>/[nonlinear_]finetuned.pt``,
-  heads ``head_<Task>Val.pt`` or ``head_<Task>.pt``. The pickles are read without running them (``nbmerge.clip.checkpoints``).
+  heads ``head_<Task>Val.pt`` or ``head_<Task>.pt``. The pickles are read without running them (``nbmerge.models.clip_checkpoints``).
 * ``hf`` (FusionBench): a base folder (``clip-vit-base-patch32``...; config.json + safetensors) and expert folders
   ``<base>_<task>`` (``clip-vit-base-patch32_stanford-cars``). FusionBench's experts are plain ``CLIPVisionModel``s
   without the projection: they share the base's (frozen, never fine-tuned) ``visual_projection``, which is copied in.
 
-Heads come from head files when present (``heads/<Task>.safetensors`` in ``nbmerge.clip.heads`` format too), else
+Heads come from head files when present (``heads/<Task>.safetensors`` in ``nbmerge.tasks.clip_heads`` format too), else
 are built from a text tower: ``text_model`` = an open_clip CLIP state dict (with ``text_config``, an open_clip model
 name or config dict) or a Hugging Face ``CLIPModel`` folder (with its tokenizer files); an HF base folder holding a
 full ``CLIPModel`` serves as the text tower by default.
@@ -40,13 +40,13 @@ import torch.nn.functional as F
 
 from ..errors import CheckpointError, NbmergeError
 from ..io import atomic_write_text, load_state_dict, sha256_file
-from ..zoo.build import Store, _environment, _link, _measure, _task_seed, cache_root, recipe_hash, store_root
-from ..zoo.model import Head
-from ..zoo.train import Recipe
-from .arch import ClipArchitecture
-from .checkpoints import image_encoder_state, load_head_file, load_hf_clip_vision, load_torch_checkpoint
-from .data import load_suite_manifest, load_task_manifest, open_task
-from .heads import DEFAULT_LOGIT_SCALE, build_zeroshot_head
+from .zoo import Store, _environment, _link, _measure, _task_seed, cache_root, recipe_hash, store_root
+from ..models.vit import Head
+from .train import Recipe
+from ..models.clip import ClipArchitecture
+from ..models.clip_checkpoints import image_encoder_state, load_head_file, load_hf_clip_vision, load_torch_checkpoint
+from ..tasks.clip import load_suite_manifest, load_task_manifest, open_task
+from ..tasks.clip_heads import DEFAULT_LOGIT_SCALE, build_zeroshot_head
 
 PathLike = Union[str, os.PathLike]
 FORMATS = ("open_clip", "hf")

@@ -28,8 +28,8 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import NbmergeError
-from .checkpoints import open_clip_to_hf
-from .data import load_task_manifest, write_fake_dataset
+from ..models.clip_checkpoints import open_clip_to_hf
+from ..tasks.clip import load_task_manifest, write_fake_dataset
 
 PathLike = Union[str, os.PathLike]
 HF_BASE = "clip-vit-base-patch32"  # FusionBench's base folder name; experts are <base>_<task>

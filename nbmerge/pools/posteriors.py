@@ -46,7 +46,7 @@ import torch.nn.functional as F
 
 from ..errors import NbmergeError
 from ..io import SafetensorsSource, load_state_dict, save_state_dict
-from .model import Architecture, Head, features
+from ..models.vit import Architecture, Head, features
 from .train import Recipe, _batches, _schedule
 
 MEAN, PRECISION = "mean.", "data_precision."
@@ -124,7 +124,7 @@ def zoo_recipe(zoo) -> Recipe:
 
 
 def _store(zoo):
-    from .build import Store
+    from .zoo import Store
 
     # heal=False: a corrupt journal is an error naming it (discarding it here would drop the zoo's own entries)
     return Store(zoo.store_root, log=lambda *_: None, heal=False)
@@ -162,7 +162,7 @@ def _check_tasks(zoo, tasks: Sequence[str]) -> list[str]:
 
 
 def _base_encoder(zoo):
-    from .build import _encoder_from
+    from .zoo import _encoder_from
 
     return _encoder_from(load_state_dict(zoo.base_path), zoo.arch)
 
@@ -228,7 +228,7 @@ def ivon_posteriors(zoo, tasks: Sequence[str], components: int, settings: IvonSe
                     seed: int = 0, quiet: bool = True, log: Callable = lambda *_: None) -> dict[str, list[Path]]:
     """``components`` IVON runs per task (MultiIVON; run k is seeded by (seed, task, k)), trained on demand and
     cached; returns the files per task. Run 0 alone is IVON-Hess's posterior."""
-    from .build import _task_seed, _tqdm
+    from .zoo import _task_seed, _tqdm
 
     tasks = _check_tasks(zoo, tasks)
     if not isinstance(components, int) or isinstance(components, bool) or components < 1:
@@ -281,7 +281,7 @@ def squared_gradient_posteriors(zoo, tasks: Sequence[str], settings: SquaredGrad
                                 seed: int = 0, log: Callable = lambda *_: None) -> dict[str, Path]:
     """Per task: the zoo's expert as the mean, λ·F (F the diagonal empirical Fisher on ``examples`` training
     examples drawn with ``seed``) as the data precision; computed on demand and cached."""
-    from .build import _encoder_from, _task_seed
+    from .zoo import _encoder_from, _task_seed
 
     tasks = _check_tasks(zoo, tasks)
     recipe = zoo_recipe(zoo)
@@ -324,7 +324,7 @@ def load_posterior(path: Path) -> dict:
 def stack_posteriors(files: Sequence[Sequence[Path]], keys: Sequence[str]) -> dict:
     """[T, K, P] means and posterior precisions S = S₀ + H (float32, flattened in ``keys`` order) from
     ``files[t][k]``; every file must hold the same keys and prior precision, and S must be positive."""
-    from ..pareto import flatten_state
+    from ..solvers.pareto import flatten_state
 
     counts = {len(row) for row in files}
     if len(counts) != 1:
@@ -358,7 +358,7 @@ def multitask_finetune(base: torch.nn.Module, heads: Mapping[str, Head], data: M
                        progress: Optional[Callable[[int, int, float], None]] = None) -> torch.nn.Module:
     """AdamW on Σ_t α_t · (mean cross-entropy of a batch of task t), heads frozen. Each task's batches come from
     the stream its zoo expert used (seed [recipe.seed, task, 4]); tasks with α_t = 0 are skipped."""
-    from .build import _task_seed
+    from .zoo import _task_seed
 
     active = sorted(t for t, a in weights.items() if a > 0)
     encoder = copy.deepcopy(base).train()
@@ -389,9 +389,9 @@ def multitask_run(zoo, weights: Mapping[str, float], settings: MultitaskSettings
                   quiet: bool = True, log: Callable = lambda *_: None) -> Path:
     """The encoder fine-tuned on Σ_t α_t ℓ_t (``weights``: task → α_t, on the simplex), trained on demand and
     cached; the zoo's own expert at a vertex when the settings are the zoo's. Training wall time in metadata."""
-    from ..pareto import check_alphas
-    from .build import _tqdm
-    from .model import encoder_state_dict
+    from ..solvers.pareto import check_alphas
+    from .zoo import _tqdm
+    from ..models.vit import encoder_state_dict
 
     tasks = _check_tasks(zoo, list(weights))
     check_alphas([weights[t] for t in tasks], len(tasks))

@@ -464,7 +464,7 @@ def _split_sha256(texts: list[str], labels: np.ndarray) -> str:
 
 
 def manifest_path(name: str) -> Path:
-    from .data import manifest_dir
+    from .vision import manifest_dir
 
     return manifest_dir() / "text" / f"{name}.json"
 
@@ -500,7 +500,7 @@ def _verify(name: str, current: dict) -> None:
     where = manifest_path(name)
     if not where.exists():
         raise TextSourceError(f"no manifest for text task {name!r} at {where}; regenerate with "
-                              "`python -m nbmerge.zoo.text_data`")
+                              "`python -m nbmerge.tasks.text`")
     recorded = json.loads(where.read_text(encoding="utf-8"))
     versions = {**recorded["packages"]["debian"], **recorded["packages"]["pypi"]}
     installed = {**current["packages"]["debian"], **current["packages"]["pypi"]}

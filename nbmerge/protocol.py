@@ -27,8 +27,8 @@ from typing import Callable, Mapping, Optional, Sequence
 import numpy as np
 import torch
 
-from ..errors import NbmergeError
-from ..io import _atomic_write
+from .errors import NbmergeError
+from .io import _atomic_write
 
 # α grid of every method's global coefficient (0 is the base). Wide enough for this zoo's optima (TIES and TSV-M
 # near 1.5, ISO-CTS near 4 on MiniLM) and for CLIP's (TA ≈ 0.3).
@@ -82,7 +82,7 @@ class Predictions:
 
     def summary(self, expert: Optional[Mapping[str, float]] = None, temperature: float = 1.0) -> dict:
         """Mean accuracy, NLL and ECE (at ``temperature``), normalized accuracy when ``expert`` is given."""
-        from ..metrics import expected_calibration_error
+        from .metrics import expected_calibration_error
 
         nlls, eces = [], []
         for t in self.tasks:
@@ -202,7 +202,7 @@ def trial_cache(zoo, device: str = "cpu", cache: str = "", val_examples: int = 0
                 log: Callable = lambda *_: None) -> TrialCache:
     """The trial cache of ``zoo`` under the nbmerge cache, with its evaluator's ``val`` split cut to a seeded
     subset of ``val_examples`` per task (0: the whole split). Test is always the whole split."""
-    from ..zoo.build import cache_root
+    from .pools.zoo import cache_root
 
     evaluator = zoo.evaluator(device)
     evaluator.use_val_subset(val_examples, seed)
@@ -424,8 +424,8 @@ def tune_method(cache: TrialCache, method: str, base: Mapping[str, torch.Tensor]
     """α of ``method`` chosen on the validation subset over ``grid`` (the same protocol for every method).
     ``grams`` may be a function returning them, called only if some grid point is not cached (a warm run then
     collects no Grams)."""
-    from ..merge import merge
-    from ..walker import Walk
+    from .merging import merge
+    from .walker import Walk
 
     recipe = method_recipe(method, params, grams_name, experts_name)
 

@@ -3,7 +3,7 @@
 BMM (arXiv 2605.12843) tunes one log10 ρ per functional group of linear modules (attention-in,
 attention-out, MLP-in, MLP-out, optionally split by depth) and a global assembly scale s, maximising the mean
 validation accuracy over tasks. The inner merge is ``nbmerge.methods.bmm.BMMSolver`` (factorised once, a trial is
-matrix products only); the search is ``nbmerge.search`` (seeded, logged, resumable). Only the validation split
+matrix products only); the search is ``nbmerge.tune.search`` (seeded, logged, resumable). Only the validation split
 drives the search; the test split is evaluated once, on the best point, at the end.
 """
 
@@ -23,10 +23,10 @@ from ..errors import MethodError, NbmergeError
 from ..io import StateDict, save_state_dict
 from ..methods.bmm import MODULE_TYPES, BMMSolver, module_groups, module_type, parse_anchor_params, run_anchor
 from ..registry import get_method
-from ..search import DEFAULT_GRID, SearchResult, Space, search
+from .search import DEFAULT_GRID, SearchResult, Space, search
 from ..walker import Walk, resolve_device
-from .protocol import Predictions, TrialCache, _digest, gram_name, method_recipe
-from .tour import expert_grams, load_models
+from ..protocol import Predictions, TrialCache, _digest, gram_name, method_recipe
+from ..experiments.tour import expert_grams, load_models
 
 # log10 ρ with λ = ρ·tr(Σ_t G_t)/d_in: a normalised range (our choice; the paper does not publish one). At −4, λ
 # is 10⁻⁴ of the mean eigenvalue of ΣG (practically RegMean); at 2, a hundred times it (practically the anchor).
@@ -281,7 +281,7 @@ def tune_bmm(zoo, anchor: str = "task_arithmetic", *, anchor_params=None, grams:
 
     ``grams``: ``data`` (each expert's input Grams on ``gram_examples`` of its own task's training images,
     sampled with ``gram_seed``; ``tour.expert_grams``), ``task_vector`` (data-free τᵀτ) or ``hybrid`` (``beta``).
-    ``seed`` drives the search only. ``log_path``: the resumable trial log (``nbmerge.search``); its identity
+    ``seed`` drives the search only. ``log_path``: the resumable trial log (``nbmerge.tune.search``); its identity
     covers the suite, anchor, Grams and space, so a log cannot be resumed against another setup. ``log_path="cache"``
     puts it under the trial cache (``<cache.root>/bmm-logs/``), named by a hash of everything that defines the
     search (:func:`cache_log_path`): every notebook that runs the same search on the same zoo shares its log, and a

@@ -38,7 +38,7 @@ from typing import Optional, Union
 import numpy as np
 import torch
 
-from .errors import MethodError, NbmergeError
+from ..errors import MethodError, NbmergeError
 
 SIMPLEX_ATOL = 1e-6
 ArrayLike = Union[torch.Tensor, np.ndarray, Sequence]
@@ -126,7 +126,7 @@ def _check_base(base) -> torch.Tensor:
     base = _as_tensor(base, "base")
     if base.ndim != 1 or not base.is_floating_point():
         raise NbmergeError(f"base must be a flat floating-point vector [P], got {base.dtype} {list(base.shape)} "
-                           "(flatten a state dict with nbmerge.pareto.flatten_state)")
+                           "(flatten a state dict with nbmerge.solvers.pareto.flatten_state)")
     if not _all_finite(base):
         raise NbmergeError("base has NaN or Inf entries")
     return base

@@ -40,7 +40,7 @@ class Architecture:
         return to_input(torch.from_numpy(x) if not isinstance(x, torch.Tensor) else x)
 
     def gram_recorder(self, encoder: torch.nn.Module):
-        from .stats import GramRecorder
+        from .grams import GramRecorder
 
         return GramRecorder(encoder)
 
@@ -52,11 +52,11 @@ class Architecture:
 def arch_from_dict(d: dict):
     """The architecture a manifest's recipe records (the text zoo's carries ``kind``)."""
     if d.get("kind") == "minilm":
-        from .text_model import TextArchitecture
+        from .minilm import TextArchitecture
 
         return TextArchitecture(**d)
     if d.get("kind") == "clip_vit":
-        from ..clip.arch import ClipArchitecture
+        from .clip import ClipArchitecture
 
         return ClipArchitecture(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
     return Architecture(**d)

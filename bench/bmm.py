@@ -1,6 +1,6 @@
 """Timing of BMM's repeated solves (the cost of one λ-search trial): the eigenbasis fast path vs a fresh solve.
 
-``python -m nbmerge.bench_bmm [--layers 1] [--tasks 8] [--device cpu]`` prints one JSON object. The default shape
+``python -m bench.bmm [--layers 1] [--tasks 8] [--device cpu]`` prints one JSON object. The default shape
 is ViT-B/32's image tower (width 768, MLP 3072) with random experts; ``layers`` blocks of it, since every block
 costs the same (multiply the per-trial times by 12/layers for the whole tower).
 """
@@ -14,10 +14,10 @@ from typing import Sequence
 
 import torch
 
-from .methods.bmm import BMMSolver, run_anchor
-from .testing import openclip_vit_shapes, random_experts, random_model
-from .merge import merge
-from .walker import Walk, resolve_device
+from nbmerge.methods.bmm import BMMSolver, run_anchor
+from nbmerge.testing import openclip_vit_shapes, random_experts, random_model
+from nbmerge.merging import merge
+from nbmerge.walker import Walk, resolve_device
 
 
 def _timed(fn, device: str, repeats: int) -> tuple[float, object]:
@@ -80,7 +80,7 @@ def bench_bmm(width: int = 768, layers: int = 1, tasks: int = 8, trials: int = 3
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m nbmerge.bench_bmm", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.bmm", description=__doc__.splitlines()[0])
     parser.add_argument("--width", type=int, default=768)
     parser.add_argument("--layers", type=int, default=1)
     parser.add_argument("--tasks", type=int, default=8)

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .model import Architecture, Head, build_encoder, features, to_input
+from ..models.vit import Architecture, Head, build_encoder, features, to_input
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def fit_head(encoder: torch.nn.Module, train_x: np.ndarray, train_y: np.ndarray,
 
 def zero_shot_head(encoder: torch.nn.Module, descriptions, recipe: Recipe) -> Head:
     """The text zoo's frozen head: normalised embeddings of the class descriptions (as CLIP's text heads)."""
-    from .text_model import tokenize
+    from ..models.minilm import tokenize
 
     tokens = tokenize(list(descriptions), recipe.arch.max_length)
     return Head(embed(encoder.eval(), tokens, arch=recipe.arch).clone(), recipe.logit_scale)

@@ -13,8 +13,8 @@ from typing import Optional
 import numpy as np
 import torch
 
-from ..metrics import accuracy, expected_calibration_error, nll
-from .model import Architecture, Head, features, load_encoder_weights
+from .metrics import accuracy, expected_calibration_error, nll
+from .models.vit import Architecture, Head, features, load_encoder_weights
 
 
 class Evaluator:

@@ -1,8 +1,8 @@
 """Side-by-side timing of the evaluator's example order on a text suite: length-sorted (what the evaluator does)
 against the stored order, same encoder, same weights, best of ``repeats``.
 
-    python -m nbmerge.bench_eval --suite text8
-    python -m nbmerge.bench_eval --suite text8 --roofline   # achieved GFLOP/s vs the machine's matmul rate
+    python -m bench.eval --suite text8
+    python -m bench.eval --suite text8 --roofline   # achieved GFLOP/s vs the machine's matmul rate
 
 Measured on 2 CPU cores (text8 validation split, 2,400 texts): 9.95 s sorted vs 11.73 s unsorted, 1.18× faster,
 the same accuracy. Prints one JSON line.
@@ -15,10 +15,10 @@ import json
 import time
 from dataclasses import dataclass
 
-from .io import load_state_dict
-from .zoo.build import _eval_splits, load_zoo
-from .zoo.evaluate import Evaluator
-from .zoo.text_model import TextArchitecture
+from nbmerge.io import load_state_dict
+from nbmerge.pools.zoo import _eval_splits, load_zoo
+from nbmerge.evaluation import Evaluator
+from nbmerge.models.minilm import TextArchitecture
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def roofline(suite: str = "text8", split: str = "val", cache=None) -> dict:
     import numpy as np
     import torch
 
-    from .zoo.text_model import config_dict
+    from nbmerge.models.minilm import config_dict
 
     zoo = load_zoo(suite, cache)
     if not isinstance(zoo.arch, TextArchitecture):

@@ -50,8 +50,8 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from .errors import NbmergeError
-from .io import atomic_write_text
+from ..errors import NbmergeError
+from ..io import atomic_write_text
 
 STRATEGIES = ("bayes", "random", "grid", "shared")
 DEFAULT_BUDGET = 20       # the paper's BO budget

@@ -834,7 +834,7 @@ def _load_manifest(name: str) -> dict:
             return json.load(handle)
     except FileNotFoundError:
         raise DataSourceError(f"no manifest for {name!r} at {path}; regenerate data_manifests/ with "
-                              "`python -c 'from nbmerge.zoo.data import write_manifests; write_manifests()'` "
+                              "`python -c 'from nbmerge.tasks.vision import write_manifests; write_manifests()'` "
                               "or pass verify=False") from None
     except json.JSONDecodeError as error:
         raise DataSourceError(f"manifest {path} is not valid JSON ({error})") from None
@@ -947,7 +947,7 @@ def write_manifests() -> None:
 
 
 def _main() -> None:
-    """`python -m nbmerge.zoo.data`: regenerate data_manifests/."""
+    """`python -m nbmerge.tasks.vision`: regenerate data_manifests/."""
     write_manifests()
     print(f"wrote {manifest_dir()}")
 

@@ -1,0 +1,1 @@
+"""Benchmarks and peer checks: scripts run from the repository root (`python -m bench.eval`), not part of the installed package."""

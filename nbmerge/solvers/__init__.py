@@ -1,0 +1,1 @@
+"""Solvers beyond one merge: the batched Pareto fronts and MoG-EM."""

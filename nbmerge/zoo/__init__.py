@@ -1,1 +1,0 @@
-"""The embedded model zoo: offline tasks (`data`), a tiny open_clip ViT, its experts, heads and evaluation."""
