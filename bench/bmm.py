@@ -14,9 +14,9 @@ from typing import Sequence
 
 import torch
 
+from nbmerge.merging import merge
 from nbmerge.methods.bmm import BMMSolver, run_anchor
 from nbmerge.testing import openclip_vit_shapes, random_experts, random_model
-from nbmerge.merging import merge
 from nbmerge.walker import Walk, resolve_device
 
 

@@ -15,10 +15,10 @@ import json
 import time
 from dataclasses import dataclass
 
-from nbmerge.io import load_state_dict
-from nbmerge.pools.zoo import _eval_splits, load_zoo
 from nbmerge.evaluation import Evaluator
+from nbmerge.io import load_state_dict
 from nbmerge.models.minilm import TextArchitecture
+from nbmerge.pools.zoo import _eval_splits, load_zoo
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ from safetensors.torch import save_file
 from nbmerge import __version__
 from nbmerge.io import atomic_write_text, load_state_dict
 from nbmerge.merging import merge
-from nbmerge.registry import all_methods, get_method
+from nbmerge.methods import all_methods, get_method
 from nbmerge.testing import openclip_vit_shapes
 from nbmerge.walker import Walk, is_linear_weight, resolve_device
 

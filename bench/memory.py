@@ -30,8 +30,9 @@ from typing import Optional, Sequence
 
 import torch
 
-from .gpu import QUICK_TOWERS, TOWERS, vit_shapes, write_experts
 from nbmerge.io import atomic_write_text
+
+from .gpu import QUICK_TOWERS, TOWERS, vit_shapes, write_experts
 
 METHODS = ("average", "task_arithmetic", "ties", "tsv", "iso_cts")
 TASKS = (8, 20)

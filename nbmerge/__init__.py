@@ -1,14 +1,30 @@
-"""nbmerge: fast, device-agnostic model-merging solvers and the notebooks that test their papers' claims."""
+"""nbmerge: fast, device-agnostic model-merging solvers and the notebooks that test their papers' claims.
 
-from .errors import CheckpointError, MethodError, NbmergeError, NumericalError
-from .io import load_state_dict, save_state_dict, write_tensors
-from .merging import merge, merge_to_file
-from .registry import all_methods, get_method
-from .walker import Walk, task_vectors
+The public API is imported on first use (PEP 562), so ``import nbmerge`` and ``nbmerge --help`` do not load torch.
+"""
+
+from importlib import import_module
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "CheckpointError", "MethodError", "NbmergeError", "NumericalError", "Walk", "all_methods", "get_method",
-    "load_state_dict", "merge", "merge_to_file", "save_state_dict", "task_vectors", "write_tensors",
-]
+_PUBLIC = {
+    "CheckpointError": "errors", "MethodError": "errors", "NbmergeError": "errors", "NumericalError": "errors",
+    "load_state_dict": "io", "save_state_dict": "io", "write_tensors": "io",
+    "merge": "merging", "merge_to_file": "merging",
+    "all_methods": "methods", "get_method": "methods",
+    "Walk": "walker", "task_vectors": "walker",
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str):
+    if name in _PUBLIC:
+        value = getattr(import_module(f".{_PUBLIC[name]}", __name__), name)
+        globals()[name] = value  # once imported, a plain attribute
+        return value
+    raise AttributeError(f"module 'nbmerge' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_PUBLIC))

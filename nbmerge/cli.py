@@ -42,7 +42,7 @@ def _statistics(method) -> str:
 
 
 def cmd_methods(args) -> int:
-    from .registry import all_methods
+    from .methods import all_methods
 
     rows = []
     for m in all_methods():
@@ -104,7 +104,7 @@ def cmd_merge(args) -> int:
     if seed is not None:
         # Every random operation takes its own seed (DARE's masks); --seed sets it where a method has one,
         # and seeds the global RNGs only as a safeguard.
-        from .registry import get_method
+        from .methods import get_method
 
         if "seed" in get_method(recipe.method).params and "seed" not in params:
             params["seed"] = str(seed)
@@ -176,7 +176,6 @@ def cmd_eval(args) -> int:
 
     from .io import load_state_dict
     from .pools.zoo import load_zoo
-
     from .walker import resolve_device
 
     device = resolve_device(args.device)
@@ -236,8 +235,8 @@ def cmd_stats(args) -> int:
 def cmd_bmm_search(args) -> int:
     import json
 
-    from .tune.bmm import tune_bmm
     from .pools.zoo import load_zoo
+    from .tune.bmm import tune_bmm
 
     anchor_params = {}
     for item in args.anchor_param:

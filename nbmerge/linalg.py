@@ -6,7 +6,6 @@ import torch
 
 from .errors import NumericalError
 
-
 # Singular vectors from a float64 Gram: eigenvalue errors are ~eps64·σ_max², so directions whose singular value
 # is above GRAM_RCOND·σ_max come out at float32 round-off (relative error ≲ eps64/GRAM_RCOND² ≈ 1e-8). Below
 # that the kernels fall back to the LAPACK SVD. The Gram route costs one float64 product and a symmetric

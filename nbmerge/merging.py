@@ -10,32 +10,15 @@ from typing import Any, Optional
 
 from .errors import MethodError
 from .io import Source, StateDict, check_not_an_input, write_tensors
-from .registry import get_method
+from .methods import get_method
+from .sources import CastOutput, WeightedExpert
 from .walker import Walk
-
-
-def _call(method: str, base: Source, experts: Sequence[Source], params: Optional[Mapping[str, Any]],
-          grams, fishers, walk: Optional[Walk], stream: bool):
-    spec = get_method(method)
-    kwargs = spec.check_params(dict(params or {}))
-    stats = {"grams": grams, "fishers": fishers}
-    for name, value in stats.items():
-        if name in spec.needs:
-            if value is None:
-                raise MethodError(f"method {method!r} needs {name}: give one {name} file per expert")
-            kwargs[name] = value
-        elif name in spec.optional:
-            if value is not None:
-                kwargs[name] = value
-        elif value is not None:
-            raise MethodError(f"method {method!r} does not use {name}")
-    return spec.fn(base, experts, **kwargs, walk=walk, stream=stream)
 
 
 def merge(method: str, base: Source, experts: Sequence[Source], params: Optional[Mapping[str, Any]] = None, *,
           grams=None, fishers=None, walk: Optional[Walk] = None) -> StateDict:
     """Merge ``experts`` (paths or state dicts) into ``base`` with the registered ``method``."""
-    return _call(method, base, experts, params, grams, fishers, walk, stream=False)
+    return get_method(method).run(base, experts, params, grams=grams, fishers=fishers, walk=walk)
 
 
 def merge_to_file(method: str, base: Source, experts: Sequence[Source], out: str | os.PathLike,
@@ -53,15 +36,11 @@ def merge_to_file(method: str, base: Source, experts: Sequence[Source], out: str
               *(grams or ()), *(fishers or ())]
     check_not_an_input(out, inputs)
     if weights is not None:
-        from .recipe import WeightedExpert
-
         if len(weights) != len(experts):
             raise MethodError(f"{len(weights)} weights for {len(experts)} experts: give one per expert")
         experts = [e if w == 1.0 else WeightedExpert(base, e, w) for e, w in zip(experts, weights)]
-    items = _call(method, base, experts, params, grams, fishers, walk, stream=True)
+    items = get_method(method).run(base, experts, params, grams=grams, fishers=fishers, walk=walk, stream=True)
     if out_dtype is not None:
-        from .recipe import CastOutput
-
         items = CastOutput(items, out_dtype)
     # One metadata key: safetensors stores the header map unordered, so several keys would make the bytes of
     # identical merges differ from run to run.

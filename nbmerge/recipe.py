@@ -28,6 +28,7 @@ from typing import Any, Optional, Union
 import torch
 
 from .errors import NbmergeError
+from .methods import get_method
 
 TOP_KEYS = {"method", "base", "experts", "params", "grams", "fishers", "walk", "dtype", "seed", "out",
             "max_shard_size"}
@@ -77,8 +78,6 @@ def _path(where: str, value, folder: Path) -> str:
 
 def parse_recipe(data: Any, name: str = "recipe", folder: Union[str, os.PathLike] = ".") -> Recipe:
     """Check a loaded recipe mapping and return it as a :class:`Recipe` (paths resolved against ``folder``)."""
-    from .registry import get_method
-
     folder = Path(folder)
     if not isinstance(data, Mapping):
         raise RecipeError(f"{name}: a recipe is a mapping of keys (method, base, experts, ...), got "
@@ -160,47 +159,3 @@ def load_recipe(path: Union[str, os.PathLike]) -> Recipe:
     except yaml.YAMLError as exc:
         raise RecipeError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
     return parse_recipe(data, str(path), path.parent)
-
-
-class WeightedExpert:
-    """An expert seen through a task-vector weight: θ₀ + w·(θ − θ₀) on floating tensors (read lazily)."""
-
-    def __init__(self, base, expert, weight: float):
-        from .io import as_source
-
-        self.base, self.expert, self.weight = as_source(base, "base"), as_source(expert, "expert"), weight
-        self.name = f"{self.expert.name} (weight {weight:g})"
-        self.files = getattr(self.expert, "files", ())
-
-    def keys(self):
-        return self.expert.keys()
-
-    def shape(self, key):
-        return self.expert.shape(key)
-
-    def dtype(self, key):
-        return self.expert.dtype(key)
-
-    def get(self, key):
-        value = self.expert.get(key)
-        if not value.is_floating_point() or key not in self.base.keys() or self.base.shape(key) != self.shape(key):
-            return value  # the walker's own checks report mismatches
-        base = self.base.get(key).to(torch.float64 if value.dtype == torch.float64 else torch.float32)
-        return (base + self.weight * (value.to(base.dtype) - base)).to(value.dtype)
-
-
-class CastOutput:
-    """The merged (key, tensor) stream with floating tensors cast to ``dtype`` (non-finite results refused)."""
-
-    def __init__(self, items, dtype: torch.dtype):
-        self.items, self.dtype = items, dtype
-
-    def __iter__(self):
-        from .errors import NumericalError
-
-        for key, value in self.items:
-            if value.is_floating_point():
-                value = value.to(self.dtype)
-                if not bool(value.isfinite().all()):
-                    raise NumericalError(f"merged tensor {key!r} overflows {self.dtype}; nothing was written")
-            yield key, value

@@ -1,5 +1,8 @@
 """The registry of merge methods: name, paper, what statistics it needs, and its parameters with defaults.
 
+This module only holds the table: the method modules register themselves into it, and ``nbmerge.methods`` (which
+imports all of them) is where the rest of the package looks methods up.
+
 A method is one public function ``fn(base, experts, *, <params>, walk=None, stream=False)``; its
 keyword-only parameters (other than the run options ``walk``/``stream`` and the statistics ``grams``/
 ``fishers``) are its recipe parameters, and each must carry a one-line meaning in ``help``.
@@ -53,6 +56,21 @@ class Method:
                 raise MethodError(f"method {self.name!r} has no parameter {name!r}; valid parameters: {valid}")
             out[name] = coerce(value, self.params[name].default, f"{self.name}.{name}")
         return out
+
+    def run(self, base, experts, params=None, *, grams=None, fishers=None, walk=None, stream: bool = False):
+        """Check ``params`` and the statistics against the method's declaration, then call it."""
+        kwargs = self.check_params(dict(params or {}))
+        for name, value in {"grams": grams, "fishers": fishers}.items():
+            if name in self.needs:
+                if value is None:
+                    raise MethodError(f"method {self.name!r} needs {name}: give one {name} file per expert")
+                kwargs[name] = value
+            elif name in self.optional:
+                if value is not None:
+                    kwargs[name] = value
+            elif value is not None:
+                raise MethodError(f"method {self.name!r} does not use {name}")
+        return self.fn(base, experts, **kwargs, walk=walk, stream=stream)
 
 
 _REGISTRY: dict[str, Method] = {}
@@ -121,14 +139,11 @@ def register(name: str, *, paper: str, help: dict[str, str], needs: tuple[str, .
 
 
 def get_method(name: str) -> Method:
-    from . import methods  # noqa: F401  (importing registers every method)
-
+    """The registered method ``name`` (import ``nbmerge.methods`` first: importing it registers every method)."""
     if name not in _REGISTRY:
         raise MethodError(f"unknown method {name!r}; valid methods: {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[name]
 
 
 def all_methods() -> list[Method]:
-    from . import methods  # noqa: F401
-
     return [_REGISTRY[name] for name in sorted(_REGISTRY)]

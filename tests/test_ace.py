@@ -6,13 +6,12 @@ import pytest
 import torch
 
 import nbmerge
+from bench.peers import ace_official as peer
 from nbmerge.cli import main
 from nbmerge.errors import MethodError, NumericalError
 from nbmerge.io import load_state_dict, save_state_dict
-from nbmerge.methods.ace import (PAPER_EPS, ace_diagnostics, ace_matrix, ace_system, heterogeneity,
-                                 refinement_rank)
+from nbmerge.methods.ace import PAPER_EPS, ace_diagnostics, ace_matrix, ace_system, heterogeneity, refinement_rank
 from nbmerge.methods.regmean import regmean_matrix
-from bench.peers import ace_official as peer
 from nbmerge.testing import openclip_vit_shapes, random_experts, random_model
 
 BASIC = {"adaptive": "off", "prior": False, "refine": "off"}  # the paper's "basic closed form" (ablation row 1)

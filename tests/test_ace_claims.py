@@ -7,7 +7,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from nbmerge.experiments import ace, protocol
+from nbmerge import protocol
+from nbmerge.experiments import ace
 from nbmerge.methods.ace import CODE_EPS
 
 TASKS = ("a", "b")

@@ -9,7 +9,7 @@ import torch
 from bench import gpu as bench_gpu
 from bench.gpu import TOWERS, compare, run_check, vit_shapes
 from bench.memory import run_memory
-from nbmerge.registry import all_methods
+from nbmerge.methods import all_methods
 from nbmerge.testing import openclip_vit_shapes
 
 ALL = [m.name for m in all_methods()]

@@ -9,8 +9,17 @@ import nbmerge
 from bench.bmm import bench_bmm
 from nbmerge.cli import main
 from nbmerge.io import load_state_dict, save_state_dict
-from nbmerge.methods.bmm import (BMMSolver, bmm_matrix, gram_alignment, group_module_params, module_depth,
-                                 module_groups, module_type, residual_variance, run_anchor)
+from nbmerge.methods.bmm import (
+    BMMSolver,
+    bmm_matrix,
+    gram_alignment,
+    group_module_params,
+    module_depth,
+    module_groups,
+    module_type,
+    residual_variance,
+    run_anchor,
+)
 from nbmerge.testing import hf_clip_vision_shapes, openclip_vit_shapes, random_experts, random_model
 from nbmerge.walker import Walk
 

@@ -10,12 +10,11 @@ import numpy as np
 import pytest
 import torch
 
+from nbmerge import protocol
 from nbmerge.errors import NbmergeError
 from nbmerge.experiments import bmm_calibration as bc
-from nbmerge.experiments import protocol
-from nbmerge.protocol import Predictions, TrialCache
 from nbmerge.metrics import expected_calibration_error
-
+from nbmerge.protocol import Predictions, TrialCache
 
 # ------------------------------------------------------------------------------------- fakes for the sampling loop
 

@@ -10,9 +10,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from nbmerge import protocol
 from nbmerge.errors import NbmergeError
 from nbmerge.experiments import bmm_benchmark as bench
-from nbmerge.experiments import protocol
 from nbmerge.experiments.common import finish
 
 REPO = Path(__file__).resolve().parents[1]

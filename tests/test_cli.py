@@ -337,7 +337,7 @@ def test_the_method_help_lists_the_registry_and_there_is_a_version(capsys):
     """`merge --help` lists the methods from a static tuple (building the parser imports no method): it must equal
     the registry."""
     from nbmerge import cli
-    from nbmerge.registry import all_methods
+    from nbmerge.methods import all_methods
 
     assert list(cli.METHODS) == [m.name for m in all_methods()]
     with pytest.raises(SystemExit):

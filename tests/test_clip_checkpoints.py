@@ -10,6 +10,8 @@ import types
 import pytest
 import torch
 
+from nbmerge.errors import CheckpointError
+from nbmerge.io import save_state_dict
 from nbmerge.models.clip_checkpoints import (
     extract_image_tower,
     hf_to_open_clip,
@@ -20,8 +22,6 @@ from nbmerge.models.clip_checkpoints import (
     open_clip_to_hf,
     open_clip_vision_kwargs,
 )
-from nbmerge.errors import CheckpointError
-from nbmerge.io import save_state_dict
 
 FAKE = "src.modeling"  # where task_vectors defines ImageEncoder and ClassificationHead
 

@@ -10,12 +10,23 @@ import numpy as np
 import pytest
 import torch
 
-from nbmerge.tasks.clip import (
-    carve_indices, fake_colour, load_plain_pickle, load_suite_manifest, load_task_manifest, manifest_dir,
-    normalise_class_dir, open_task, preprocess_for, read_idx, task_names, verify_task_files, write_fake_dataset,
-)
-from nbmerge.tasks.clip_heads import build_zeroshot_head, head_for_task, load_head, save_head, ZeroShotHead
 from nbmerge.errors import CheckpointError, NbmergeError
+from nbmerge.tasks.clip import (
+    carve_indices,
+    fake_colour,
+    load_plain_pickle,
+    load_suite_manifest,
+    load_task_manifest,
+    manifest_dir,
+    normalise_class_dir,
+    open_task,
+    preprocess_for,
+    read_idx,
+    task_names,
+    verify_task_files,
+    write_fake_dataset,
+)
+from nbmerge.tasks.clip_heads import ZeroShotHead, build_zeroshot_head, head_for_task, load_head, save_head
 
 CLASS_COUNTS = {
     "SUN397": 397, "Cars": 196, "RESISC45": 45, "EuroSAT": 10, "SVHN": 10, "GTSRB": 43, "MNIST": 10, "DTD": 47,

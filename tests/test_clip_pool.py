@@ -10,17 +10,25 @@ import torch
 from PIL import Image
 
 import nbmerge
-from nbmerge.models.clip import ClipArchitecture
-from nbmerge.models.clip_checkpoints import open_clip_to_hf
-from nbmerge.tasks.clip import load_task_manifest, write_fake_dataset
-from nbmerge.pools.fake import (HF_BASE, FakeViT, fake_weights, save_hf_clip_with_text, save_hf_vision,
-                               save_open_clip_encoder, write_hf_pool, write_open_clip_pool)
-from nbmerge.pools.clip import eval_transform, import_clip_pool
 from nbmerge.errors import CheckpointError, NbmergeError
 from nbmerge.io import load_state_dict
-from nbmerge.pools.zoo import Store, Zoo, collect_grams, load_zoo
-from nbmerge.models.vit import arch_from_dict
+from nbmerge.models import arch_from_dict
+from nbmerge.models.clip import ClipArchitecture
+from nbmerge.models.clip_checkpoints import open_clip_to_hf
+from nbmerge.pools.clip import eval_transform, import_clip_pool
+from nbmerge.pools.fake import (
+    HF_BASE,
+    FakeViT,
+    fake_weights,
+    save_hf_clip_with_text,
+    save_hf_vision,
+    save_open_clip_encoder,
+    write_hf_pool,
+    write_open_clip_pool,
+)
 from nbmerge.pools.train import Recipe
+from nbmerge.pools.zoo import Store, Zoo, collect_grams, load_zoo
+from nbmerge.tasks.clip import load_task_manifest, write_fake_dataset
 
 TASKS = ["MNIST", "EuroSAT", "SVHN"]  # IDX, ImageFolder (with its own val split), SVHN .mat: three data layouts
 DATA_FORMATS = {"MNIST": "idx", "EuroSAT": "imagefolder", "SVHN": "svhn_mat"}

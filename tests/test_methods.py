@@ -12,7 +12,6 @@ from nbmerge.methods.tsv import tsv_matrix
 from nbmerge.methods.wudi import wudi_closed_form_matrix, wudi_matrix
 from nbmerge.walker import Walk
 
-
 ATOL = 1e-10
 
 

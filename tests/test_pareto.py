@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from nbmerge import merge
-from nbmerge.solvers import pareto
 from nbmerge.errors import MethodError, NbmergeError
+from nbmerge.solvers import pareto
 
 
 def _problem(tasks=3, components=4, params=40, seed=0, spread=0.3):
@@ -443,10 +443,10 @@ def test_posteriors_are_cached_journal_checked_and_deterministic(micro, monkeypa
 
 def test_multitask_vertex_is_single_task_fine_tuning(micro):
     from nbmerge.io import load_state_dict
+    from nbmerge.models.base import encoder_state_dict
     from nbmerge.pools import posteriors
-    from nbmerge.pools.zoo import _encoder_from, _task_seed
-    from nbmerge.models.vit import encoder_state_dict
     from nbmerge.pools.train import finetune
+    from nbmerge.pools.zoo import _encoder_from, _task_seed
 
     # with the zoo's own settings a vertex is the zoo's expert (no training)
     assert posteriors.multitask_run(micro, {"digits": 0.0, "hebrew": 1.0}) == micro.expert_path("hebrew")
@@ -477,8 +477,8 @@ def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
     import matplotlib
 
     matplotlib.use("Agg")
+    from nbmerge import protocol
     from nbmerge.experiments import pareto as experiment
-    from nbmerge.experiments import protocol
     from nbmerge.experiments.common import _jsonable, finish
     from nbmerge.pools import posteriors
 

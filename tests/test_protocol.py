@@ -7,10 +7,9 @@ import pytest
 import torch
 
 import nbmerge
+from nbmerge import protocol
 from nbmerge.errors import NbmergeError
-from nbmerge.experiments import protocol
 from nbmerge.protocol import Predictions, TrialCache
-
 
 # ------------------------------------------------------------------------------------- α is a global multiplier
 

@@ -10,10 +10,10 @@ import torch
 import nbmerge
 from nbmerge.cli import main
 from nbmerge.io import load_state_dict
-from nbmerge.tasks import text as td
-from nbmerge.pools.zoo import build_zoo, collect_grams, gram_sample, load_zoo, suites
-from nbmerge.models.vit import features
+from nbmerge.models.base import features
 from nbmerge.models.minilm import LinearGramRecorder, TextArchitecture, tokenize
+from nbmerge.pools.zoo import build_zoo, collect_grams, gram_sample, load_zoo, suites
+from nbmerge.tasks import text as td
 
 
 @pytest.fixture(scope="module")

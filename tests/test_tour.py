@@ -4,8 +4,9 @@ go through the shared trial cache, and its parameters cell matches its config.""
 import numpy as np
 import pytest
 
+from nbmerge import protocol
 from nbmerge.errors import NbmergeError
-from nbmerge.experiments import protocol, tour
+from nbmerge.experiments import tour
 
 TASKS = ("a", "b")
 N = 300          # test examples per task

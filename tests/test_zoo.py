@@ -11,9 +11,9 @@ import nbmerge
 from nbmerge.cli import main
 from nbmerge.io import load_state_dict, save_state_dict
 from nbmerge.metrics import expected_calibration_error
-from nbmerge.pools.zoo import build_zoo, info, load_zoo, suite_dir
-from nbmerge.models.vit import Architecture, build_encoder
 from nbmerge.models.grams import GramRecorder, attention_heads_output
+from nbmerge.models.vit import Architecture, build_encoder
+from nbmerge.pools.zoo import build_zoo, info, load_zoo, suite_dir
 
 
 @pytest.fixture

@@ -31,7 +31,10 @@ def main(workdir, jobs_json):
     from fusion_bench.method.regmean.regmean import merging_with_regmean_weights
     from fusion_bench.method.task_singular_vector.utils.TSVM_utils import compute_and_sum_svd_mem_reduction
     from fusion_bench.method.ties_merging.ties_merging_utils import (
-        state_dict_to_vector, ties_merging, vector_to_state_dict)
+        state_dict_to_vector,
+        ties_merging,
+        vector_to_state_dict,
+    )
     from fusion_bench.method.wudi.wudi import wudi_merging
     from fusion_bench.utils.state_dict_arithmetic import state_dict_add, state_dict_mul, state_dict_sub
 

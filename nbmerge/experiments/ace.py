@@ -37,10 +37,10 @@ from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
+from .. import protocol
 from ..errors import NbmergeError
 from ..methods.ace import CODE_EPS, PAPER_EPS, ace_diagnostics
 from ..walker import resolve_device
-from .. import protocol
 from .common import check_config, claim, zoo_log
 
 PAPER_VIT_EPS = PAPER_EPS["vit"]

@@ -35,11 +35,11 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from .. import protocol
 from ..errors import NbmergeError
-from ..registry import get_method
+from ..methods import get_method
 from ..tune.search import STRATEGIES
 from ..walker import resolve_device
-from .. import protocol
 from .common import check_config, claim, zoo_log
 
 SOURCE = "BMM, arXiv 2605.12843"

@@ -15,7 +15,7 @@ The protocol (stated again in the notebooks):
 
 * **Anchors are tuned like every method**: α on the validation subset over ``protocol.SCALE_GRID``
   (``protocol.tune_method``, the recipe the tour, ACE and BMM benchmark notebooks use, so the trial cache is
-  shared); BMM's prior mean is the anchor at α*. BMM's search (``experiments.bmm.tune_bmm``) sees the same seeded
+  shared); BMM's prior mean is the anchor at α*. BMM's search (``nbmerge.tune.bmm.tune_bmm``) sees the same seeded
   validation subset; its anchor's and best merge's predictions go through the trial cache, its trial log lives
   under the nbmerge cache (``<cache>/trials/<suite>-<zoo>/logs/``), so a second run recomputes nothing.
 * **Seeds.** A search is one random draw (its initial design and its GP), so every search runs at each seed of
@@ -64,15 +64,15 @@ from typing import Callable, Mapping, Optional, Sequence
 import numpy as np
 import torch
 
+from .. import protocol
 from ..errors import NbmergeError
 from ..io import atomic_write_text
+from ..methods import get_method
 from ..methods.bmm import MODULE_TYPES, gram_alignment
-from ..registry import get_method
-from ..walker import resolve_device
-from .. import protocol
-from ..tune.bmm import BMMTuning, tune_bmm
-from .common import check_config, claim, zoo_log
 from ..protocol import COLLAPSED_AGREEMENT, Interval, Predictions
+from ..tune.bmm import BMMTuning, tune_bmm
+from ..walker import resolve_device
+from .common import check_config, claim, zoo_log
 from .tour import expert_grams, load_models
 
 ECE_BINS = 15

@@ -43,9 +43,9 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 import torch
 
-from ..solvers import pareto
 from ..errors import NbmergeError
 from ..io import atomic_write_text, load_state_dict
+from ..solvers import pareto
 from ..walker import resolve_device
 from .common import check_config, claim, zoo_log
 

@@ -12,14 +12,14 @@ from typing import Optional
 import numpy as np
 import torch
 
+from .. import protocol
 from ..errors import NbmergeError
 from ..io import load_state_dict
 from ..merging import merge
-from ..metrics import normalized_mean
+from ..methods import get_method
 from ..methods.bmm import module_depth, module_type
-from ..registry import get_method
+from ..metrics import normalized_mean
 from ..walker import Walk, is_linear_weight, resolve_device, task_vectors
-from .. import protocol
 from .common import check_config, zoo_log
 
 # What each classic method fixes, in one line (shown in the comparison table and the notebook).

@@ -295,8 +295,6 @@ def run_anchor(base: Source, experts: Sequence[Source], anchor: str = "task_arit
     It runs with the caller's exclusions, q/k/v layout and device, but with its *own* reference matrix rule and
     fallback (a Walk's matrix_rule/fallback describe BMM's merge, not the anchor's) and no per-module overrides.
     """
-    from ..merging import merge  # here, not at the top: merge imports the registry, which imports this package
-
     if anchor == "bmm":
         raise MethodError("bmm: the anchor cannot be bmm itself; pick another method (e.g. task_arithmetic, ties)")
     try:
@@ -307,8 +305,8 @@ def run_anchor(base: Source, experts: Sequence[Source], anchor: str = "task_arit
     anchor_walk = replace(walk, matrix_rule=None, fallback=None, module_params={})
     uses_grams = "grams" in spec.needs or "grams" in spec.optional
     try:
-        return merge(anchor, base, experts, parse_anchor_params(anchor_params),
-                     grams=grams if uses_grams else None, walk=anchor_walk)
+        return spec.run(base, experts, parse_anchor_params(anchor_params), grams=grams if uses_grams else None,
+                        walk=anchor_walk)
     except MethodError as exc:
         raise MethodError(f"bmm anchor {anchor!r}: {exc}") from None
 

@@ -17,8 +17,9 @@ import numpy as np
 import torch
 
 from ..errors import CheckpointError, NbmergeError
+from .base import PREFIX, patch_tokens
+from .grams import GramRecorder
 
-PREFIX = "visual."
 OPENAI_MEAN = (0.48145466, 0.4578275, 0.40821073)
 OPENAI_STD = (0.26862954, 0.26130258, 0.27577711)
 HEAD_WIDTH = 64  # every CLIP ViT (B/32, B/16, L/14, the open_clip and HF ones) has 64-dimensional attention heads
@@ -94,13 +95,11 @@ class ClipArchitecture:
         return (x.to(torch.float32) / 255.0 - mean) / std
 
     def gram_recorder(self, encoder: torch.nn.Module):
-        from .grams import GramRecorder
-
         return GramRecorder(encoder)
 
     def tokens(self, x) -> int:
         """Tokens the images contribute to every Gram: patches plus the class token, per image."""
-        return len(x) * ((self.image_size // self.patch_size) ** 2 + 1)
+        return patch_tokens(len(x), self.image_size, self.patch_size)
 
     @classmethod
     def from_state_dict(cls, state: Mapping[str, torch.Tensor], heads: Optional[int] = None,

@@ -30,9 +30,9 @@ import torch
 
 from ..errors import CheckpointError
 from ..io import StateDict, load_state_dict
+from .base import PREFIX
 
 PathLike = Union[str, os.PathLike]
-PREFIX = "visual."
 
 # ----------------------------------------------------------------------------------------------------------
 # Restricted unpickling

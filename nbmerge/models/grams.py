@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from .vit import PREFIX
+from .base import PREFIX
 
 
 def attention_heads_output(attn: torch.nn.MultiheadAttention, x: torch.Tensor) -> torch.Tensor:

@@ -40,13 +40,13 @@ import torch.nn.functional as F
 
 from ..errors import CheckpointError, NbmergeError
 from ..io import atomic_write_text, load_state_dict, sha256_file
-from .zoo import Store, _environment, _link, _measure, _task_seed, cache_root, recipe_hash, store_root
-from ..models.vit import Head
-from .train import Recipe
+from ..models.base import Head
 from ..models.clip import ClipArchitecture
 from ..models.clip_checkpoints import image_encoder_state, load_head_file, load_hf_clip_vision, load_torch_checkpoint
 from ..tasks.clip import load_suite_manifest, load_task_manifest, open_task
 from ..tasks.clip_heads import DEFAULT_LOGIT_SCALE, build_zeroshot_head
+from .train import Recipe
+from .zoo import Store, _environment, _link, _measure, _task_seed, cache_root, recipe_hash, store_root
 
 PathLike = Union[str, os.PathLike]
 FORMATS = ("open_clip", "hf")

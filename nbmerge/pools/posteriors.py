@@ -46,7 +46,8 @@ import torch.nn.functional as F
 
 from ..errors import NbmergeError
 from ..io import SafetensorsSource, load_state_dict, save_state_dict
-from ..models.vit import Architecture, Head, features
+from ..models.base import Head, features
+from ..models.vit import Architecture
 from .train import Recipe, _batches, _schedule
 
 MEAN, PRECISION = "mean.", "data_precision."
@@ -389,9 +390,9 @@ def multitask_run(zoo, weights: Mapping[str, float], settings: MultitaskSettings
                   quiet: bool = True, log: Callable = lambda *_: None) -> Path:
     """The encoder fine-tuned on Σ_t α_t ℓ_t (``weights``: task → α_t, on the simplex), trained on demand and
     cached; the zoo's own expert at a vertex when the settings are the zoo's. Training wall time in metadata."""
+    from ..models.base import encoder_state_dict
     from ..solvers.pareto import check_alphas
     from .zoo import _tqdm
-    from ..models.vit import encoder_state_dict
 
     tasks = _check_tasks(zoo, list(weights))
     check_alphas([weights[t] for t in tasks], len(tasks))

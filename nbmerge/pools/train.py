@@ -12,7 +12,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..models.vit import Architecture, Head, build_encoder, features, to_input
+from ..models.base import Head, features
+from ..models.vit import Architecture, build_encoder, to_input
 
 
 @dataclass(frozen=True)

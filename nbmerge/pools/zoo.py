@@ -52,9 +52,11 @@ import torch
 from ..errors import CacheError, CheckpointError, NbmergeError
 from ..io import _atomic_write, atomic_write_text, load_state_dict, save_state_dict, sha256_file
 from ..metrics import normalized_mean
-from ..provenance import git_sha
-from ..models.vit import Architecture, Head, arch_from_dict, encoder_state_dict
+from ..models import arch_from_dict
+from ..models.base import Head, encoder_state_dict
 from ..models.minilm import TextArchitecture
+from ..models.vit import Architecture
+from ..provenance import git_sha
 from .train import Recipe, finetune, fit_head, pretrain, zero_shot_head
 
 TINY_RECIPE = Recipe()
@@ -77,8 +79,8 @@ TEXT_MICRO_RECIPE = replace(TEXT_RECIPE, expert_steps=10, warmup_steps=2, eval_e
 
 def suites() -> dict[str, tuple[str, ...]]:
     """Every embedded suite: the vision zoo's and the text zoo's."""
-    from ..tasks.vision import SUITES
     from ..tasks.text import TEXT_SUITES
+    from ..tasks.vision import SUITES
 
     return {**SUITES, **TEXT_SUITES}
 
@@ -257,8 +259,8 @@ def _task_arrays(store: Store, task: str, recipe: Recipe) -> dict[str, np.ndarra
 
 def _text_arrays(store: Store, rel: str, task: str, recipe: Recipe) -> None:
     """Token ids and masks ``[N, 2, L]`` per split (and the texts themselves, for the notebooks to show)."""
-    from ..tasks.text import build_text_task
     from ..models.minilm import tokenize
+    from ..tasks.text import build_text_task
 
     data = build_text_task(task)
     cap = slice(0, recipe.eval_examples or None)
@@ -298,7 +300,7 @@ def _eval_splits(arrays: dict, tasks: list[str]) -> dict:
 
 
 def _encoder_from(state: dict[str, torch.Tensor], arch: Architecture) -> torch.nn.Module:
-    from ..models.vit import load_encoder_weights
+    from ..models.base import load_encoder_weights
 
     encoder = arch.build()
     load_encoder_weights(encoder, state, arch.prefix)

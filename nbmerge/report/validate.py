@@ -150,8 +150,8 @@ def _pool_problem(suite: str, ctx: Context) -> Optional[str]:
     if (suite_dir(suite, ctx.params.get("cache") or None) / "manifest.json").is_file():
         return None
     if ctx.params.get("checkpoints") and ctx.params.get("data_root"):
-        from ..pools.clip import suite_tasks
         from ..errors import NbmergeError
+        from ..pools.clip import suite_tasks
 
         try:
             suite_tasks(suite)
@@ -216,7 +216,7 @@ NOTEBOOK_STATISTICS = {"grams"}
 
 
 def _methods(data_free: bool = False, anchor: bool = False) -> list[str]:
-    from ..registry import all_methods
+    from ..methods import all_methods
 
     return [m.name for m in all_methods()
             if set(m.needs) <= NOTEBOOK_STATISTICS and not (data_free and m.needs) and not (anchor and m.name == "bmm")]

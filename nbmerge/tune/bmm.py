@@ -20,13 +20,13 @@ import numpy as np
 import torch
 
 from ..errors import MethodError, NbmergeError
-from ..io import StateDict, save_state_dict
-from ..methods.bmm import MODULE_TYPES, BMMSolver, module_groups, module_type, parse_anchor_params, run_anchor
-from ..registry import get_method
-from .search import DEFAULT_GRID, SearchResult, Space, search
-from ..walker import Walk, resolve_device
-from ..protocol import Predictions, TrialCache, _digest, gram_name, method_recipe
 from ..experiments.tour import expert_grams, load_models
+from ..io import StateDict, save_state_dict
+from ..methods import get_method
+from ..methods.bmm import MODULE_TYPES, BMMSolver, module_groups, module_type, parse_anchor_params, run_anchor
+from ..protocol import Predictions, TrialCache, _digest, gram_name, method_recipe
+from ..walker import Walk, resolve_device
+from .search import DEFAULT_GRID, SearchResult, Space, search
 
 # log10 ρ with λ = ρ·tr(Σ_t G_t)/d_in: a normalised range (our choice; the paper does not publish one). At −4, λ
 # is 10⁻⁴ of the mean eigenvalue of ΣG (practically RegMean); at 2, a hundred times it (practically the anchor).

@@ -1,0 +1,69 @@
+"""What every model family shares: the checkpoint prefix of the vision towers, the encoder's weights in and out
+under checkpoint names, normalised features, and the frozen cosine-prototype heads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from ..errors import CheckpointError
+
+PREFIX = "visual."  # open_clip's image-tower prefix: the tiny ViT's and the imported CLIP towers' checkpoints use it
+
+
+def patch_tokens(images: int, image_size: int, patch_size: int) -> int:
+    """Tokens a batch of images contributes to every Gram of a ViT: patches plus the class token, per image."""
+    return images * ((image_size // patch_size) ** 2 + 1)
+
+
+def encoder_state_dict(encoder: torch.nn.Module, prefix: str) -> dict[str, torch.Tensor]:
+    """The encoder's weights under the checkpoint names of its architecture (``arch.prefix``: "visual." for the
+    vision towers, "" for the text encoder); no default, since a wrong prefix only fails when the file is read."""
+    return {prefix + k: v.detach().clone().contiguous() for k, v in encoder.state_dict().items()}
+
+
+def load_encoder_weights(encoder: torch.nn.Module, state_dict: dict[str, torch.Tensor], prefix: str = PREFIX) -> None:
+    """Load a ``visual.``-prefixed (or ``prefix``) checkpoint; the error names missing/unexpected keys and shape
+    mismatches."""
+    PREFIX = prefix  # noqa: N806 (the messages below name the prefix)
+    expected = encoder.state_dict()
+    stripped = {k[len(PREFIX):]: v for k, v in state_dict.items() if k.startswith(PREFIX)}
+    missing = sorted(set(expected) - set(stripped))
+    unexpected = sorted(set(state_dict) - {PREFIX + k for k in expected})
+    if missing or unexpected:
+        detail = []
+        if missing:
+            detail.append(f"missing {PREFIX}{missing[0]!s} ({len(missing)} missing)")
+        if unexpected:
+            detail.append(f"unexpected {unexpected[0]!r} ({len(unexpected)} unexpected)")
+        raise CheckpointError("checkpoint does not match the zoo's encoder: " + "; ".join(detail))
+    for key, value in stripped.items():
+        if tuple(value.shape) != tuple(expected[key].shape):
+            raise CheckpointError(f"shape mismatch for {PREFIX + key!r}: checkpoint {list(value.shape)}, "
+                                  f"zoo encoder {list(expected[key].shape)}")
+    encoder.load_state_dict({k: v.to(expected[k].dtype) for k, v in stripped.items()})
+
+
+def features(encoder: torch.nn.Module, inputs: torch.Tensor) -> torch.Tensor:
+    """L2-normalised image embeddings, as CLIP's zero-shot classification uses them."""
+    return F.normalize(encoder(inputs), dim=-1)
+
+
+@dataclass
+class Head:
+    """Frozen cosine-prototype head: logits = scale · normalise(f) · Wᵀ, rows of W unit-norm class prototypes."""
+
+    weight: torch.Tensor  # [classes, output_dim]
+    logit_scale: float
+
+    def logits(self, normalized_features: torch.Tensor) -> torch.Tensor:
+        return self.logit_scale * normalized_features @ self.weight.T
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        return {"weight": self.weight.contiguous(), "logit_scale": torch.tensor(self.logit_scale)}
+
+    @classmethod
+    def from_state_dict(cls, state: dict[str, torch.Tensor]) -> "Head":
+        return cls(state["weight"].float(), float(state["logit_scale"]))
