@@ -14,10 +14,12 @@ from typing import Sequence
 
 import torch
 
+from nbmerge.device import resolve_device
 from nbmerge.merging import merge
-from nbmerge.methods.bmm import BMMSolver, run_anchor
+from nbmerge.methods.bmm import run_anchor
+from nbmerge.solvers.bmm import BMMSolver
 from nbmerge.testing import openclip_vit_shapes, random_experts, random_model
-from nbmerge.walker import Walk, resolve_device
+from nbmerge.walker import Walk
 
 
 def _timed(fn, device: str, repeats: int) -> tuple[float, object]:

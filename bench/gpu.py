@@ -55,11 +55,12 @@ import torch
 from safetensors.torch import save_file
 
 from nbmerge import __version__
+from nbmerge.device import resolve_device, synchronize
 from nbmerge.io import atomic_write_text, load_state_dict
 from nbmerge.merging import merge
 from nbmerge.methods import all_methods, get_method
 from nbmerge.testing import openclip_vit_shapes
-from nbmerge.walker import Walk, is_linear_weight, resolve_device
+from nbmerge.walker import Walk, is_linear_weight
 
 #: open_clip ``VisionTransformer`` arguments of the two image towers (open_clip's ViT-B-32 / ViT-L-14 configs)
 TOWERS = {
@@ -203,19 +204,14 @@ def write_stats(folder: Path, shapes: Mapping[str, tuple[int, ...]], kind: str, 
 
 # -- measuring ---------------------------------------------------------------------------------------------------
 
-def _sync(device: str) -> None:
-    if device.startswith("cuda"):
-        torch.cuda.synchronize()
-
-
 def timed(fn: Callable[[], Any], device: str) -> tuple[float, Any, Optional[float]]:
     """Seconds of one call (CUDA synchronised), its result, and the peak GPU memory it allocated (GiB)."""
     if device.startswith("cuda"):
         torch.cuda.reset_peak_memory_stats()
-    _sync(device)
+    synchronize(device)
     start = time.perf_counter()
     result = fn()
-    _sync(device)
+    synchronize(device)
     seconds = time.perf_counter() - start
     peak = torch.cuda.max_memory_allocated() / 2**30 if device.startswith("cuda") else None
     return seconds, result, peak
@@ -292,7 +288,7 @@ def warm_up(methods: Sequence[str], device: str, seed: int) -> None:
     for method in methods:
         kwargs = {name: stats[name] for name in get_method(method).needs}
         merge(method, base, experts, walk=Walk(device=device), **kwargs)
-    _sync(device)
+    synchronize(device)
 
 
 # -- the check ---------------------------------------------------------------------------------------------------

@@ -9,16 +9,7 @@ import time
 import warnings
 
 from .errors import NbmergeError
-
-
-def _parse_kv(items: list[str]) -> dict[str, str]:
-    out = {}
-    for item in items or []:
-        if "=" not in item:
-            raise NbmergeError(f"--param expects KEY=VALUE, got {item!r}")
-        key, value = item.split("=", 1)
-        out[key.strip()] = value.strip()
-    return out
+from .params import parse_pairs
 
 
 def _size(text: str) -> int:
@@ -87,7 +78,8 @@ def _recipe_from_args(args):
         raise NbmergeError(f"merge needs {', '.join(missing)} (or a recipe: --config recipe.yaml)")
     walk = {"matrix_rule": args.matrix_rule, "qkv": args.qkv, "fallback": args.fallback,
             "exclude": list(args.exclude), "matrix_exclude": list(args.matrix_exclude), "device": args.device}
-    return Recipe(args.method, args.base, list(args.experts), [1.0] * len(args.experts), _parse_kv(args.param),
+    params = parse_pairs(args.param, "--param")
+    return Recipe(args.method, args.base, list(args.experts), [1.0] * len(args.experts), params,
                   args.grams, args.fishers, walk, None, args.seed, args.out, args.max_shard_size)
 
 
@@ -159,8 +151,8 @@ def cmd_zoo(args) -> int:
 
 
 def cmd_pool(args) -> int:
+    from .device import resolve_device
     from .pools.clip import import_clip_pool
-    from .walker import resolve_device
 
     device = resolve_device(args.device)
     start = time.perf_counter()
@@ -174,9 +166,9 @@ def cmd_pool(args) -> int:
 def cmd_eval(args) -> int:
     import json
 
+    from .device import resolve_device
     from .io import load_state_dict
     from .pools.zoo import load_zoo
-    from .walker import resolve_device
 
     device = resolve_device(args.device)
     zoo = load_zoo(args.suite, args.cache)
@@ -238,19 +230,14 @@ def cmd_bmm_search(args) -> int:
     from .pools.zoo import load_zoo
     from .tune.bmm import tune_bmm
 
-    anchor_params = {}
-    for item in args.anchor_param:
-        if "=" not in item:
-            raise NbmergeError(f"--anchor-param expects KEY=VALUE, got {item!r}")
-        key, value = item.split("=", 1)
-        anchor_params[key.strip()] = value.strip()
+    anchor_params = parse_pairs(args.anchor_param, "--anchor-param")
     if args.out:
         from pathlib import Path
 
         from .io import check_output_file
 
         check_output_file(Path(args.out))  # before searching, not after
-    from .walker import resolve_device
+    from .device import resolve_device
 
     device = resolve_device(args.device)  # before loading anything
     zoo = load_zoo(args.suite, args.cache)

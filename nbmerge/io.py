@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Protocol, Union
+from typing import Any, Optional, Protocol, Union
 
 import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save as st_save
 
-from .errors import CheckpointError
+from .errors import CheckpointError, NbmergeError
 
 StateDict = dict[str, torch.Tensor]
 
@@ -391,6 +393,22 @@ def write_tensors(items: Iterable[tuple[str, torch.Tensor]], path: Union[str, os
     return writer.close()
 
 
-def iter_items(source: TensorSource) -> Iterator[tuple[str, torch.Tensor]]:
-    for key in source.keys():
-        yield key, source.get(key)
+def jsonable(value: Any, where: Optional[str] = None) -> Any:
+    """Plain JSON types for a record: dataclasses as dicts, tuples as lists, numpy/torch scalars as numbers,
+    non-finite floats as None (so a record read back equals the one written). Anything else is returned as it is,
+    or, with ``where`` given, refused with an error naming it."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return jsonable(asdict(value), where)
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v, where) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v, where) for v in value]
+    if isinstance(value, (bool, str, int)) or value is None:
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if hasattr(value, "item") and callable(value.item):  # numpy / torch scalars
+        return jsonable(value.item(), where)
+    if where is not None:
+        raise NbmergeError(f"{where}: {value!r} ({type(value).__name__}) cannot be written as JSON")
+    return value

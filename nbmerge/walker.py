@@ -31,6 +31,7 @@ from typing import Any, Optional
 
 import torch
 
+from .device import resolve_device
 from .errors import CheckpointError, MethodError, NbmergeWarning, NumericalError
 from .io import Source, StateDict, TensorSource, as_source
 
@@ -69,23 +70,6 @@ class Walk:
         object.__setattr__(self, "exclude", tuple(self.exclude))
         object.__setattr__(self, "matrix_exclude", tuple(self.matrix_exclude))
         object.__setattr__(self, "device", resolve_device(self.device))
-
-
-def resolve_device(device: str | torch.device) -> str:
-    """``auto`` (a GPU when there is one), ``cpu``, ``cuda`` or ``cuda:N``; anything else is a clear error."""
-    device = str(device)
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cpu":
-        return device
-    if re.fullmatch(r"cuda(:\d+)?", device):
-        if not torch.cuda.is_available():
-            raise MethodError(f"device {device!r} requested but CUDA is not available (use cpu or auto)")
-        index = int(device.split(":")[1]) if ":" in device else 0
-        if index >= torch.cuda.device_count():
-            raise MethodError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)")
-        return device
-    raise MethodError(f"unsupported device {device!r}: use auto, cpu, cuda or cuda:N")
 
 
 def is_linear_weight(key: str, shape: Sequence[int]) -> bool:
@@ -393,6 +377,38 @@ def _call(kernel: Callable, deltas: list[torch.Tensor], accepted: set[str], extr
     return kernel(deltas, **kwargs)
 
 
+def _unit_params(unit: Unit, params: Mapping[str, Any], walk: Walk) -> dict:
+    """The method's parameters with the unit's per-module overrides (``Walk.module_params``) applied."""
+    out = dict(params)
+    for k in unit.keys:
+        out.update(walk.module_params.get(k, {}))
+    return out
+
+
+def _blocks(unit: Unit, deltas_per_key: list[list[torch.Tensor]]) -> list[list[torch.Tensor]]:
+    """The per-task matrices a matrix kernel is called on for ``unit``: its keys' deltas stacked by rows (a fused
+    q/k/v), then cut into ``unit.split`` equal row blocks (a split in_proj)."""
+    deltas = [torch.cat(ds, dim=0) for ds in zip(*deltas_per_key)] if len(unit.keys) > 1 else deltas_per_key[0]
+    if unit.split == 1:
+        return [deltas]
+    chunks = [d.chunk(unit.split, dim=0) for d in deltas]
+    return [[c[i] for c in chunks] for i in range(unit.split)]
+
+
+def matrix_blocks(view: ModelView, rule: Rule, walk: Walk, params: Mapping[str, Any]
+                  ) -> Iterator[tuple[str, list[torch.Tensor], dict]]:
+    """What ``walk_merge`` hands the matrix kernel, without merging: ``(name, per-task deltas, parameters)`` for
+    every block on the matrix path (name ``key`` or ``key[i]`` for the i-th block of a split unit). Diagnostics
+    that measure what a method sees (ACE's γ) walk a model with this."""
+    for unit in plan_units(view, rule, walk):
+        if not unit.matrix:
+            continue
+        blocks = _blocks(unit, [view.deltas(k) for k in unit.keys])
+        names = [unit.keys[0]] if len(blocks) == 1 else [f"{unit.keys[0]}[{i}]" for i in range(len(blocks))]
+        for name, block in zip(names, blocks):
+            yield name, block, _unit_params(unit, params, walk)
+
+
 def walk_merge(base: Source, experts: Sequence[Source], rule: Rule, *, params: Mapping[str, Any],
                scale: float = 1.0, walk: Optional[Walk] = None, stream: bool = False,
                grams: Optional[Sequence[Source]] = None, fishers: Optional[Sequence[Source]] = None):
@@ -448,9 +464,7 @@ def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable,
             yield key, value
             continue
         unit = unit_of[key]
-        unit_params = dict(params)
-        for k in unit.keys:
-            unit_params.update(walk.module_params.get(k, {}))
+        unit_params = _unit_params(unit, params, walk)
         unit_scale = float(unit_params.pop("scale", scale))
         if not math.isfinite(unit_scale):
             raise MethodError(f"scale for {key!r} must be a finite number, got {unit_scale!r}")
@@ -459,14 +473,10 @@ def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable,
         extras = dict(context, key=key, base=base_tensors[0],
                       grams=view.stat("grams", unit.keys[0]), fishers=view.stat("fishers", key))
         if unit.matrix:
-            deltas = [torch.cat(ds, dim=0) for ds in zip(*deltas_per_key)] if len(unit.keys) > 1 \
-                else deltas_per_key[0]
-            if unit.split > 1:
-                blocks = [list(d.chunk(unit.split, dim=0)) for d in deltas]
-                merged = torch.cat([_call(rule.matrix, [b[i] for b in blocks], matrix_accepts, extras,
-                                          unit_params) for i in range(unit.split)], dim=0)
-            else:
-                merged = _call(rule.matrix, deltas, matrix_accepts, extras, unit_params)
+            blocks = _blocks(unit, deltas_per_key)
+            merged = torch.cat([_call(rule.matrix, block, matrix_accepts, extras, unit_params) for block in blocks],
+                               dim=0) if len(blocks) > 1 else _call(rule.matrix, blocks[0], matrix_accepts, extras,
+                                                                    unit_params)
             merged_parts = merged.split([b.shape[0] for b in base_tensors], dim=0)
         else:
             merged_parts = [_call(fallback, deltas_per_key[0], fallback_accepts, extras, unit_params)]

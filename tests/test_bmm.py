@@ -8,18 +8,11 @@ import torch
 import nbmerge
 from bench.bmm import bench_bmm
 from nbmerge.cli import main
+from nbmerge.diagnostics import gram_alignment
 from nbmerge.io import load_state_dict, save_state_dict
-from nbmerge.methods.bmm import (
-    BMMSolver,
-    bmm_matrix,
-    gram_alignment,
-    group_module_params,
-    module_depth,
-    module_groups,
-    module_type,
-    residual_variance,
-    run_anchor,
-)
+from nbmerge.methods.bmm import bmm_matrix, residual_variance, run_anchor
+from nbmerge.modules import group_module_params, module_depth, module_groups, module_type
+from nbmerge.solvers.bmm import BMMSolver
 from nbmerge.testing import hf_clip_vision_shapes, openclip_vit_shapes, random_experts, random_model
 from nbmerge.walker import Walk
 

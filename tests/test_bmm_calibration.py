@@ -401,7 +401,8 @@ def test_calibration_notebook_logic_on_micro(micro_cache):
 
 def test_real_posterior_at_zero_temperature_is_the_point_estimate(micro):
     from nbmerge.experiments.tour import expert_grams, load_models
-    from nbmerge.methods.bmm import BMMSolver, run_anchor
+    from nbmerge.methods.bmm import run_anchor
+    from nbmerge.solvers.bmm import BMMSolver
 
     base, experts = load_models(micro)
     grams = expert_grams(micro, 16, 0)

@@ -340,7 +340,8 @@ def test_hybrid_with_beta_zero_is_the_task_vector_gram(micro):
     import torch
 
     from nbmerge.experiments.tour import expert_grams, load_models
-    from nbmerge.methods.bmm import BMMSolver, run_anchor
+    from nbmerge.methods.bmm import run_anchor
+    from nbmerge.solvers.bmm import BMMSolver
 
     base, experts = load_models(micro)
     grams = expert_grams(micro, 16, 0)

@@ -14,7 +14,6 @@ from nbmerge.errors import CheckpointError, NbmergeError
 from nbmerge.io import load_state_dict
 from nbmerge.models import arch_from_dict
 from nbmerge.models.clip import ClipArchitecture
-from nbmerge.models.clip_checkpoints import open_clip_to_hf
 from nbmerge.pools.clip import eval_transform, import_clip_pool
 from nbmerge.pools.fake import (
     HF_BASE,

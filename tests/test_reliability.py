@@ -20,12 +20,11 @@ import torch
 
 import nbmerge.pools.zoo as build
 from nbmerge.cli import main
-from nbmerge.errors import CacheError, CheckpointError, NbmergeError, NumericalError, ParameterError
+from nbmerge.errors import CacheError, NbmergeError, ParameterError
 from nbmerge.io import load_state_dict, save_state_dict
 from nbmerge.merging import merge
 from nbmerge.pools.zoo import build_zoo, info, load_zoo, suite_dir
 from nbmerge.report import pipeline
-from nbmerge.tune import search as search_mod
 from nbmerge.tune.search import Space, read_log, search
 
 FC = "visual.transformer.resblocks.0.mlp.c_fc.weight"

@@ -301,7 +301,7 @@ def test_tune_bmm_end_to_end_is_honest(micro, tmp_path, grams):
     from nbmerge import merge
     from nbmerge.experiments.tour import expert_grams, load_models
     from nbmerge.io import load_state_dict
-    from nbmerge.methods.bmm import group_module_params, module_groups
+    from nbmerge.modules import group_module_params, module_groups
     from nbmerge.tune.bmm import merge_params, time_trial, tune_bmm
     from nbmerge.walker import Walk
 

@@ -31,8 +31,8 @@ from pathlib import Path
 import torch
 
 import nbmerge
+from nbmerge.diagnostics import ace_diagnostics
 from nbmerge.io import atomic_write_text, load_state_dict, save_state_dict
-from nbmerge.methods.ace import ace_diagnostics
 from nbmerge.testing import openclip_vit_shapes, random_experts, random_model
 
 SIDE_SCRIPT = Path(__file__).with_name("ace_official_side.py")

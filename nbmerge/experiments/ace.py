@@ -38,9 +38,10 @@ from typing import Mapping, Optional, Sequence
 import numpy as np
 
 from .. import protocol
+from ..device import resolve_device
+from ..diagnostics import ace_diagnostics
 from ..errors import NbmergeError
-from ..methods.ace import CODE_EPS, PAPER_EPS, ace_diagnostics
-from ..walker import resolve_device
+from ..methods.ace import CODE_EPS, PAPER_EPS
 from .common import check_config, claim, zoo_log
 
 PAPER_VIT_EPS = PAPER_EPS["vit"]

@@ -36,10 +36,10 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .. import protocol
+from ..device import resolve_device
 from ..errors import NbmergeError
 from ..methods import get_method
 from ..tune.search import STRATEGIES
-from ..walker import resolve_device
 from .common import check_config, claim, zoo_log
 
 SOURCE = "BMM, arXiv 2605.12843"

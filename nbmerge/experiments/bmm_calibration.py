@@ -65,13 +65,15 @@ import numpy as np
 import torch
 
 from .. import protocol
+from ..device import resolve_device
+from ..diagnostics import gram_alignment
 from ..errors import NbmergeError
 from ..io import atomic_write_text
 from ..methods import get_method
-from ..methods.bmm import MODULE_TYPES, gram_alignment
+from ..methods.bmm import task_vector_gram
+from ..modules import MODULE_TYPES
 from ..protocol import COLLAPSED_AGREEMENT, Interval, Predictions
 from ..tune.bmm import BMMTuning, tune_bmm
-from ..walker import resolve_device
 from .common import check_config, claim, zoo_log
 from .tour import expert_grams, load_models
 
@@ -274,17 +276,13 @@ def alignment(base, experts, grams, k_fraction: float = 0.1, device: str = "cpu"
     for row in rows:
         key = row["key"]
         data = sum(g[key].double() for g in grams)
-        proxy = sum(_tv_gram(e[key].double() - base[key].double()) for e in experts)
+        proxy = sum(task_vector_gram(e[key].double() - base[key].double()) for e in experts)
         norms = float(data.norm() * proxy.norm())
         chance = float(data.trace() * proxy.trace()) / (row["d_in"] * norms) if norms > 0 else float("nan")
         row["chance_cosine"] = chance
         row["cosine_ratio"] = row["cosine"] / chance if chance > 0 else float("nan")
         row["overlap_ratio"] = row["overlap"] / row["chance"]
     return rows
-
-
-def _tv_gram(delta: torch.Tensor) -> torch.Tensor:
-    return delta.T @ delta
 
 
 def alignment_summary(rows: Sequence[dict]) -> list[dict]:
@@ -996,7 +994,7 @@ def calibration_metrics(study: CalibrationStudy) -> dict:
 
 def noise_summary(noise: Mapping[str, float]) -> list[dict]:
     """σ̂² per module type: median, smallest and largest over depth (which modules the posterior is widest on)."""
-    from ..methods.bmm import module_type
+    from ..modules import module_type
 
     out = []
     for kind in MODULE_TYPES:

@@ -8,16 +8,17 @@ into the working folder and prints the fingerprint. Verdicts are computed from t
 from __future__ import annotations
 
 import json
-import math
 import os
 import platform
 import time
-from dataclasses import MISSING, asdict, dataclass, fields, is_dataclass
+import typing
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Optional, Sequence
 
 from ..errors import NbmergeError
-from ..io import atomic_write_text
+from ..io import atomic_write_text, jsonable
+from ..params import check_fits, example_of
 from ..provenance import git_sha
 
 VERDICTS = ("held", "did not hold", "not tested")
@@ -49,23 +50,10 @@ def claim(text: str, source: str, held: Optional[bool], evidence: str = "", *, i
 
 
 def check_config(config) -> None:
-    """Reject wrong types in a frozen config dataclass: each field must match its default's type."""
+    """Reject wrong types in a config dataclass: each field must fit its annotation (``nbmerge.params.fits``)."""
+    hints = typing.get_type_hints(type(config))
     for f in fields(config):
-        value, default = getattr(config, f.name), f.default
-        if default is MISSING or default is None:
-            continue
-        if isinstance(default, bool):
-            ok = isinstance(value, bool)
-        elif isinstance(default, float):
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        elif isinstance(default, int):
-            ok = isinstance(value, int) and not isinstance(value, bool)
-        elif isinstance(default, (tuple, list)):
-            ok = isinstance(value, (tuple, list))
-        else:
-            ok = isinstance(value, type(default))
-        if not ok:
-            raise NbmergeError(f"parameter {f.name!r}: expected {type(default).__name__}, got {value!r}")
+        check_fits(f"parameter {f.name!r}", getattr(config, f.name), example_of(hints[f.name]))
 
 
 def fingerprint(device: str = "cpu", seed: Optional[int] = None) -> dict:
@@ -84,20 +72,6 @@ def fingerprint(device: str = "cpu", seed: Optional[int] = None) -> dict:
     return info
 
 
-def _jsonable(value: Any) -> Any:
-    if is_dataclass(value):
-        return _jsonable(asdict(value))
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if hasattr(value, "item") and callable(value.item):  # numpy / torch scalars
-        return _jsonable(value.item())
-    return value
-
-
 def finish(name: str, *, headline: dict, metrics: dict, claims: Sequence[Claim] = (), config=None,
            device: str = "cpu", seed: Optional[int] = None, out: str | os.PathLike = "metrics.json") -> dict:
     """Write ``metrics.json`` (headline, metrics, claim verdicts, parameters, fingerprint) and print the fingerprint.
@@ -109,7 +83,7 @@ def finish(name: str, *, headline: dict, metrics: dict, claims: Sequence[Claim] 
     record = {"notebook": name, "headline": headline, "metrics": metrics,
               "claims": [asdict(c) for c in claims], "parameters": config,
               "fingerprint": fingerprint(device, seed)}
-    record = _jsonable(record)
+    record = jsonable(record)
     atomic_write_text(Path(out), json.dumps(record, indent=1, sort_keys=True))
     print("environment:", json.dumps(record["fingerprint"], indent=1))
     for c in record["claims"]:

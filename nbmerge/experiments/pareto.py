@@ -43,10 +43,10 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 import torch
 
+from ..device import resolve_device, synchronize
 from ..errors import NbmergeError
 from ..io import atomic_write_text, load_state_dict
 from ..solvers import pareto
-from ..walker import resolve_device
 from .common import check_config, claim, zoo_log
 
 # family → (label, what it is). The IVON families are nested (isotropic ⊂ diagonal ⊂ mixture) on the same runs.
@@ -153,18 +153,13 @@ def open_zoo(config: ParetoConfig):
     return load_zoo(config.suite, config.cache or None)
 
 
-def _sync(device: str) -> None:
-    if str(device).startswith("cuda"):
-        torch.cuda.synchronize()
-
-
 # ------------------------------------------------------------------------------------------------- surrogates
 
 def prepare(zoo, config: ParetoConfig, log: Callable = print) -> dict:
     """The flat base and, per family kind, the stacked per-task surrogates on ``config.device`` (posteriors are
     trained on first use and cached in the zoo's store); with their one-time costs and their identities (the
     cache recipes name them)."""
-    from ..zoo import posteriors
+    from ..pools import posteriors
 
     tasks = list(config.tasks)
     base_state = load_state_dict(zoo.base_path)
@@ -391,11 +386,11 @@ def evaluate_front(sub: Subset, name: str, alphas: torch.Tensor, splits: Callabl
     size = len(to_merge) if em else _batch_size(sub.surrogates)
     if to_merge:
         for part in [to_merge[j:j + size] for j in range(0, len(to_merge), size)]:
-            _sync(sub.config.device)
+            synchronize(sub.config.device)
             start = time.perf_counter()
             thetas, info = merge_family(sub.surrogates, family, sub.index, alphas[part], sub.config, run=run or 0,
                                         temperature=tau, return_info=True)
-            _sync(sub.config.device)
+            synchronize(sub.config.device)
             merge_seconds += time.perf_counter() - start
             for j, i in enumerate(part):
                 states[i] = thetas[j].float() if thetas.dtype == torch.float64 else thetas[j]
@@ -584,7 +579,7 @@ def time_fronts(sub: Subset, config: ParetoConfig, temperature: Optional[dict] =
             found = sub.store.put(key, {"seconds": seconds / merged * len(alphas) if merged else float("nan"),
                                         "measured": time.strftime("%Y-%m-%d %H:%M:%S")})
         if found is None:
-            _sync(config.device)
+            synchronize(config.device)
             start = time.perf_counter()
             if family == MIXTURE:
                 ivon = sub.surrogates["ivon"]
@@ -593,11 +588,11 @@ def time_fronts(sub: Subset, config: ParetoConfig, temperature: Optional[dict] =
                     iterations=config.em_iterations, responsibility_tol=config.em_tolerance,
                     temperature=(chosen or {}).get("tau", 1.0), batch=_mog_batch(sub.surrogates))
                 for _ in batches:  # each batch is dropped at once: a front of hundreds of α never sits in memory
-                    _sync(config.device)
+                    synchronize(config.device)
             else:
                 for chunk in alpha_chunks(alphas, sub.surrogates):
                     merge_family(sub.surrogates, family, sub.index, chunk, config, run=run or 0)
-            _sync(config.device)
+            synchronize(config.device)
             found = sub.store.put(key, {"seconds": time.perf_counter() - start,
                                         "measured": time.strftime("%Y-%m-%d %H:%M:%S")})
         out["seconds"][name] = found["seconds"]

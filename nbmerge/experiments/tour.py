@@ -13,13 +13,14 @@ import numpy as np
 import torch
 
 from .. import protocol
+from ..device import resolve_device
 from ..errors import NbmergeError
 from ..io import load_state_dict
 from ..merging import merge
 from ..methods import get_method
-from ..methods.bmm import module_depth, module_type
 from ..metrics import normalized_mean
-from ..walker import Walk, is_linear_weight, resolve_device, task_vectors
+from ..modules import module_depth, module_type
+from ..walker import Walk, is_linear_weight, task_vectors
 from .common import check_config, zoo_log
 
 # What each classic method fixes, in one line (shown in the comparison table and the notebook).
@@ -71,7 +72,7 @@ class TourConfig:
 
 
 def module_kind(key: str) -> tuple[str, Optional[int]]:
-    """(attn-in | attn-out | mlp-in | mlp-out | other, block depth), by BMM's tying rules (``methods/bmm.py``)."""
+    """(attn-in | attn-out | mlp-in | mlp-out | other, block depth), by BMM's tying rules (``nbmerge/modules.py``)."""
     kind = module_type(key)
     return (kind.replace("_", "-") if kind else "other"), module_depth(key)
 

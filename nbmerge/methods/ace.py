@@ -30,7 +30,7 @@ import torch
 from ..errors import MethodError, NumericalError
 from ..linalg import top_singular
 from ..registry import register
-from ..walker import ModelView, Rule, Walk, plan_units, walk_merge
+from ..walker import Rule, Walk, walk_merge
 
 #: ε of the official code (the ``ace_merging`` signature default, used as-is by its step3.py). The paper's notes give
 #: per-family values instead (docs/methods.md, ACE); they conflict with the code, so the code's value is the
@@ -223,42 +223,3 @@ def ace(base, experts, *, eps: float = CODE_EPS, tau_threshold: float = 0.3, k_f
     params = {"eps": eps, "tau_threshold": tau_threshold, "k_frac": k_frac, "adaptive": adaptive, "prior": prior,
               "refine": refine}
     return walk_merge(base, experts, RULE, params=params, scale=scale, walk=reference_walk(walk), stream=stream)
-
-
-def ace_diagnostics(base, experts, walk: Optional[Walk] = None, *, eps: float = CODE_EPS, tau_threshold: float = 0.3,
-                    k_frac: float = 0.3, adaptive: str = "auto", prior: bool = True, refine: str = "auto",
-                    condition: bool = True) -> dict[str, dict]:
-    """Per matrix tensor of the merge: γ, whether the flag fired, which stages ran, the refinement rank k and the
-    2-norm condition number of the solved matrix Σ_t Σ_reg,t + C_agg (``condition=False`` skips its SVD).
-
-    Walks the model exactly as ``ace`` does (same matrix path, q/k/v handling and per-module parameters). Keys
-    are state-dict names; a fused q/k/v unit is reported under its q key, split blocks as ``key[i]``.
-    """
-    check_params(eps, tau_threshold, k_frac, adaptive, refine)
-    walk = reference_walk(walk)
-    view = ModelView(base, experts, walk, {})
-    defaults = {"eps": eps, "tau_threshold": tau_threshold, "k_frac": k_frac, "adaptive": adaptive, "prior": prior,
-                "refine": refine}
-    out: dict[str, dict] = {}
-    for unit in plan_units(view, RULE, walk):
-        if not unit.matrix:
-            continue
-        params = dict(defaults)
-        for k in unit.keys:
-            params.update({n: v for n, v in walk.module_params.get(k, {}).items() if n in defaults})
-        per_key = [view.deltas(k) for k in unit.keys]
-        deltas = [torch.cat(ds, dim=0) for ds in zip(*per_key)] if len(per_key) > 1 else per_key[0]
-        blocks = [(unit.keys[0], deltas)] if unit.split == 1 else \
-            [(f"{unit.keys[0]}[{i}]", [d.chunk(unit.split, dim=0)[i] for d in deltas]) for i in range(unit.split)]
-        for name, block in blocks:
-            system = ace_system(block, eps=params["eps"], tau_threshold=params["tau_threshold"],
-                                adaptive=params["adaptive"], prior=params["prior"], refine=params["refine"],
-                                lhs_only=True)
-            entry = {"shape": tuple(block[0].shape), "gamma": system.gamma, "flag": system.flag,
-                     "normalised": system.normalised, "refined": system.refined,
-                     "k": refinement_rank(block[0].shape, params["k_frac"]) if system.refined else 0}
-            if condition:
-                singular = torch.linalg.svdvals(system.lhs)
-                entry["condition"] = float(singular[0] / singular[-1])
-            out[name] = entry
-    return out

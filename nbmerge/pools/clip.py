@@ -32,14 +32,14 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import Callable, Optional, Union
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from ..errors import CheckpointError, NbmergeError
-from ..io import atomic_write_text, load_state_dict, sha256_file
+from ..io import atomic_write_text, jsonable, load_state_dict, sha256_file
 from ..models.base import Head
 from ..models.clip import ClipArchitecture
 from ..models.clip_checkpoints import image_encoder_state, load_head_file, load_hf_clip_vision, load_torch_checkpoint
@@ -416,10 +416,6 @@ def pool_recipe(arch: ClipArchitecture, eval_examples: int, train_size: int, ta_
                   eval_examples=eval_examples, ta_grid=tuple(float(v) for v in ta_grid))
 
 
-def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value))
-
-
 def _verify(root: Path, manifest: dict) -> None:
     for rel, digest in manifest["checksums"].items():
         path = root / rel
@@ -479,12 +475,12 @@ def import_clip_pool(suite: str, checkpoints: PathLike, data_root: PathLike, *, 
         else:
             manifest = load_task_manifest(task)
             head_keys[task] = {"text_tower": hashes(text_path, with_tokenizer=True), "act": act,
-                               "text_config": _jsonable(text_config) if text_config is not None else model,
+                               "text_config": jsonable(text_config) if text_config is not None else model,
                                "class_names": class_names[task], "templates": manifest["templates"]}
             head_origin[task] = f"zero-shot from the text tower {text_path}"
     settings = {"tasks": tasks, "eval_examples": eval_examples, "train_examples": train_examples, "heads": heads,
                 "act": act, "ta_grid": [float(v) for v in ta_grid], "seed": seed, "base": base,
-                "text_config": _jsonable(text_config) if text_config is not None else None}
+                "text_config": jsonable(text_config) if text_config is not None else None}
     source = {"checkpoints": str(checkpoints), "format": sources.format, "data_root": str(data_root),
               "sha256": dict(sorted(hashes.used.items())), "base": str(sources.base),
               "experts": {t: str(p) for t, p in sources.experts.items()}, "heads": head_origin,
@@ -495,7 +491,7 @@ def import_clip_pool(suite: str, checkpoints: PathLike, data_root: PathLike, *, 
     if manifest_path.exists():
         try:
             previous = json.loads(manifest_path.read_text())
-            if previous.get("source") == _jsonable(source):
+            if previous.get("source") == jsonable(source):
                 _verify(out, previous)
                 return out
             log(f"{suite}: sources or settings differ from those of {manifest_path}: re-importing")
@@ -504,10 +500,10 @@ def import_clip_pool(suite: str, checkpoints: PathLike, data_root: PathLike, *, 
         manifest_path.unlink()
 
     def fresh(rel: str, key: dict) -> bool:
-        return store.has(rel) and built.get(rel) == _jsonable(key)
+        return store.has(rel) and built.get(rel) == jsonable(key)
 
     def record(rel: str, key: dict) -> None:
-        built[rel] = _jsonable(key)
+        built[rel] = jsonable(key)
         atomic_write_text(provenance_path, json.dumps(provenance, indent=1, sort_keys=True))
 
     timings: dict[str, float] = {}

@@ -24,12 +24,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import yaml
 
 from ..errors import NbmergeError, RunInterrupted
 from ..io import atomic_write_text
+from ..params import fits
 from ..provenance import PROJECT_ROOT, git_sha
 from .html import VERDICTS, documents_in, install_mathjax, render_notebook, write_index
 from .validate import check_values
@@ -154,16 +155,7 @@ def resolve_parameters(notebooks: list[Path], params_dir: Path, smoke: bool,
 
 def _check_type(notebook: str, key: str, value: Any, default: Any) -> None:
     """A parameter keeps its declared type (an int may stand for a float); papermill itself would not check."""
-    if default is None or value is None:
-        return
-    if isinstance(default, bool) or isinstance(value, bool):
-        ok = isinstance(default, bool) and isinstance(value, bool)
-    elif isinstance(default, float):
-        ok = isinstance(value, (int, float))
-    elif isinstance(default, (list, tuple)):
-        ok = isinstance(value, (list, tuple))
-    else:
-        ok = isinstance(value, type(default))
+    ok = fits(value, default)
     if not ok:
         raise NbmergeError(f"{notebook}: parameter {key!r} is {type(default).__name__} ({default!r}), "
                            f"got {value!r}")

@@ -228,7 +228,7 @@ def method(data_free: bool = False, anchor: bool = False) -> Check:
 
 
 def device_name(value, _ctx) -> Optional[str]:
-    from ..walker import resolve_device
+    from ..device import resolve_device
 
     try:
         resolve_device(value)
@@ -251,7 +251,7 @@ def _constant(module: str, name: str) -> Callable[[], list[str]]:
     return get
 
 
-STRATEGIES = _constant("..search", "STRATEGIES")
+STRATEGIES = _constant("..tune.search", "STRATEGIES")
 VARIANTS = _constant("..experiments.bmm_benchmark", "VARIANTS")
 GRAM_SOURCES = _constant("..experiments.tour", "GRAM_SOURCES")
 FAMILIES = _constant("..experiments.pareto", "FAMILIES")

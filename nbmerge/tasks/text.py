@@ -24,7 +24,6 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import json
-import os
 import re
 import subprocess
 import zlib

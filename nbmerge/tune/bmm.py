@@ -2,7 +2,7 @@
 
 BMM (arXiv 2605.12843) tunes one log10 ρ per functional group of linear modules (attention-in,
 attention-out, MLP-in, MLP-out, optionally split by depth) and a global assembly scale s, maximising the mean
-validation accuracy over tasks. The inner merge is ``nbmerge.methods.bmm.BMMSolver`` (factorised once, a trial is
+validation accuracy over tasks. The inner merge is ``nbmerge.solvers.bmm.BMMSolver`` (factorised once, a trial is
 matrix products only); the search is ``nbmerge.tune.search`` (seeded, logged, resumable). Only the validation split
 drives the search; the test split is evaluated once, on the best point, at the end.
 """
@@ -19,13 +19,16 @@ from typing import Optional, Sequence
 import numpy as np
 import torch
 
+from ..device import resolve_device, synchronize
 from ..errors import MethodError, NbmergeError
 from ..experiments.tour import expert_grams, load_models
 from ..io import StateDict, save_state_dict
 from ..methods import get_method
-from ..methods.bmm import MODULE_TYPES, BMMSolver, module_groups, module_type, parse_anchor_params, run_anchor
+from ..methods.bmm import parse_anchor_params, run_anchor
+from ..modules import MODULE_TYPES, module_groups, module_type
 from ..protocol import Predictions, TrialCache, _digest, gram_name, method_recipe
-from ..walker import Walk, resolve_device
+from ..solvers.bmm import BMMSolver
+from ..walker import Walk
 from .search import DEFAULT_GRID, SearchResult, Space, search
 
 # log10 ρ with λ = ρ·tr(Σ_t G_t)/d_in: a normalised range (our choice; the paper does not publish one). At −4, λ
@@ -59,11 +62,6 @@ def group_space(keys: Sequence[str], by_depth: int = 0, with_scale: bool = True,
     return Space(bounds, tied=groups, tied_name="log10_rho")
 
 
-def _sync(device: str) -> None:
-    if str(device).startswith("cuda"):
-        torch.cuda.synchronize()
-
-
 def merge_params(solver: BMMSolver, params: dict, groups: Sequence[str],
                  out: Optional[StateDict] = None) -> StateDict:
     """The merged model for search parameters ``{group: log10 ρ, ..., "scale": s}`` (no scale: s = 1)."""
@@ -85,7 +83,7 @@ def bmm_objective(solver: BMMSolver, evaluator, groups: Sequence[str], split: st
     def objective(params: dict) -> dict:
         start = time.perf_counter()
         buffer["state"] = merge_params(solver, params, groups, out=buffer.get("state"))
-        _sync(solver.device)
+        synchronize(solver.device)
         merge_seconds = time.perf_counter() - start
         start = time.perf_counter()
         result = evaluator.evaluate(buffer["state"], split)
@@ -125,7 +123,7 @@ def time_trial(solver: BMMSolver, evaluator, params: dict, groups: Sequence[str]
     for _ in range(repeats):
         start = time.perf_counter()
         merge_params(solver, params, groups, out=state)
-        _sync(solver.device)
+        synchronize(solver.device)
         merges.append(time.perf_counter() - start)
         start = time.perf_counter()
         evaluator.evaluate(state, split)
@@ -380,7 +378,7 @@ def tune_bmm(zoo, anchor: str = "task_arithmetic", *, anchor_params=None, grams:
             built_solver = solver()
             start = time.perf_counter()
             buffer["state"] = merge_params(built_solver, params, groups, out=buffer.get("state"))
-            _sync(device)
+            synchronize(device)
             timer["merge"] = time.perf_counter() - start
             return buffer["state"]
 

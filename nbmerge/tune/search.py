@@ -51,7 +51,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from ..errors import NbmergeError
-from ..io import atomic_write_text
+from ..io import atomic_write_text, jsonable
 
 STRATEGIES = ("bayes", "random", "grid", "shared")
 DEFAULT_BUDGET = 20       # the paper's BO budget
@@ -297,21 +297,6 @@ class SearchResult:
 
 # -- the log -----------------------------------------------------------------------------------------------------
 
-def _jsonable(value: Any, where: str) -> Any:
-    """Plain JSON types; non-finite floats become None, so a replayed trial equals the live one exactly."""
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v, where) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v, where) for v in value]
-    if isinstance(value, (bool, str, int)) or value is None:
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if hasattr(value, "item") and callable(value.item):  # numpy / torch scalars
-        return _jsonable(value.item(), where)
-    raise NbmergeError(f"{where}: {value!r} ({type(value).__name__}) cannot be written to the log as JSON")
-
-
 def _settings_hash(settings: dict) -> str:
     return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -486,7 +471,7 @@ def _value_and_metrics(out: Any, index: int, params: dict) -> tuple[float, dict]
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise NbmergeError(f"trial {index}: the objective must return a finite number, got {value!r} at {params}")
-    return float(value), _jsonable(metrics, f"trial {index} metrics")
+    return float(value), jsonable(metrics, f"trial {index} metrics")
 
 
 def search(objective: Callable[[dict[str, float]], Any], space: Space, *, strategy: str = "bayes",
@@ -529,7 +514,7 @@ def search(objective: Callable[[dict[str, float]], Any], space: Space, *, strate
                         initial_design=initial_design, xi=float(xi))
     elif strategy == "grid":
         identity["grid_sizes"] = grid_sizes if isinstance(grid_sizes, int) else dict(grid_sizes)
-    identity["objective"] = _jsonable(dict(settings or {}), "search settings")
+    identity["objective"] = jsonable(dict(settings or {}), "search settings")
     identity = json.loads(json.dumps(identity))  # exactly what a log read back will hold
     digest = _settings_hash(identity)
 

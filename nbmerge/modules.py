@@ -1,0 +1,85 @@
+"""Module names: which tensors of a transformer are the linear modules of its blocks, their function (attention
+in/out, MLP in/out) and depth, and the tying groups BMM's search tunes one value per."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Optional
+
+from .errors import MethodError
+
+MODULE_TYPES = ("attn_in", "attn_out", "mlp_in", "mlp_out")
+
+# The four functional groups of the paper's tying, for open_clip, HF CLIP/ViT, Llama-style and BERT-style names. Only
+# weights stored (d_out, d_in) as nn.Linear does: GPT-2's Conv1D stores (d_in, d_out), so its c_attn/c_proj are
+# left out on purpose rather than regressed on the wrong side. Order matters: attention-out before MLP-out.
+_MODULE_PATTERNS = (
+    ("attn_in", re.compile(r"(attn\.in_proj_weight|\.[qkv]_proj\.weight|attention\.self\.(query|key|value)\.weight"
+                           r"|attn\.qkv\.weight)$")),
+    ("attn_out", re.compile(r"(attn\.out_proj\.weight|\.o_proj\.weight|attention\.output\.dense\.weight"
+                            r"|attn\.proj\.weight)$")),
+    ("mlp_in", re.compile(r"(mlp\.c_fc\.weight|\.fc1\.weight|\.(gate|up)_proj\.weight|intermediate\.dense\.weight)$")),
+    ("mlp_out", re.compile(r"(mlp\.c_proj\.weight|\.fc2\.weight|\.down_proj\.weight"
+                           r"|(?<!attention\.)output\.dense\.weight)$")),
+)
+_DEPTH = re.compile(r"^(?P<stack>(?:.*?\.)?(?:resblocks|layers|layer|blocks|h))\.(?P<index>\d+)\.")
+
+
+def module_type(key: str) -> Optional[str]:
+    """``attn_in`` | ``attn_out`` | ``mlp_in`` | ``mlp_out`` for a transformer linear weight, else None.
+
+    Positional/token embeddings, ``visual.proj``, ``visual_projection``, conv patch embeddings, biases and norms are
+    not linear modules of a block: BMM gives them the anchor's value.
+    """
+    for name, pattern in _MODULE_PATTERNS:
+        if pattern.search(key):
+            return name
+    return None
+
+
+def module_depth(key: str) -> Optional[int]:
+    """The block index in ``...resblocks.<i>.``, ``...layers.<i>.``, ``...layer.<i>.``, ``...blocks.<i>.``."""
+    match = _DEPTH.match(key)
+    return int(match["index"]) if match else None
+
+
+def module_groups(keys: Iterable[str], by_depth: int = 0) -> dict[str, str]:
+    """Map every linear-module key to its tying group; other keys are left out (they take the anchor).
+
+    ``by_depth`` = 0 or 1: the four groups ``attn_in``, ``attn_out``, ``mlp_in``, ``mlp_out`` (the paper's tying).
+    ``by_depth`` = n ≥ 2: each group split into n equal depth bins, named ``attn_in:0`` (lowest blocks) ...
+    ``attn_in:{n-1}``; n = 2 is the lower/upper-half split. Bins are counted within each stack of blocks (a CLIP's
+    image and text towers are binned separately but share group names).
+    """
+    if by_depth < 0:
+        raise MethodError(f"module_groups: by_depth must be >= 0, got {by_depth}")
+    typed = {key: module_type(key) for key in keys}
+    typed = {key: kind for key, kind in typed.items() if kind is not None}
+    if by_depth <= 1:
+        return typed
+    stacks: dict[str, int] = {}
+    for key in typed:
+        match = _DEPTH.match(key)
+        if match:
+            stacks[match["stack"]] = max(stacks.get(match["stack"], 0), int(match["index"]) + 1)
+    groups = {}
+    for key, kind in typed.items():
+        match = _DEPTH.match(key)
+        depth_bin = int(match["index"]) * by_depth // stacks[match["stack"]] if match else 0
+        groups[key] = f"{kind}:{depth_bin}"
+    return groups
+
+
+def group_module_params(groups: Mapping[str, str], values: Mapping[str, float],
+                        name: str = "log10_rho") -> dict[str, dict[str, float]]:
+    """``Walk.module_params`` that give every key of a group the group's value (BO tunes ``{group: value}``)."""
+    missing = sorted(set(groups.values()) - set(values))
+    if missing:
+        raise MethodError(f"no {name} given for group(s) {missing}")
+    return {key: {name: values[group]} for key, group in groups.items()}
+
+
+def is_linear_module(key: str, shape) -> bool:
+    """A block's linear weight, by name and by being a matrix (what data-free BMM regresses)."""
+    return module_type(key) is not None and len(shape) == 2

@@ -1,0 +1,75 @@
+"""Parameters as users write them: ``KEY=VALUE`` pairs, and the one rule for whether a value fits a declared one.
+
+The rule serves the notebooks' configs (a field's annotation declares it), the report pipeline (a notebook's
+parameters cell declares it, by its value) and the CLI: an int may stand for a float, lists and tuples are one
+kind, a bool is never a number.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Iterable
+from dataclasses import fields
+from typing import Any
+
+from .errors import NbmergeError
+
+
+def parse_pairs(items: Iterable[str], what: str, error: type[NbmergeError] = NbmergeError) -> dict[str, str]:
+    """``["k=v", ...]`` → ``{"k": "v"}`` (values stay strings: the receiver coerces them); ``what`` names the
+    option in the error (e.g. ``--param``)."""
+    out = {}
+    for item in items or ():
+        if "=" not in item:
+            raise error(f"{what} expects KEY=VALUE, got {item!r}")
+        key, value = item.split("=", 1)
+        out[key.strip()] = value.strip()
+    return out
+
+
+def fits(value: Any, declared: Any) -> bool:
+    """Whether ``value`` may stand where ``declared`` (an example value of the declared kind) is expected."""
+    if declared is None or value is None:
+        return True
+    if isinstance(declared, bool) or isinstance(value, bool):
+        return isinstance(declared, bool) and isinstance(value, bool)
+    if isinstance(declared, float):
+        return isinstance(value, (int, float))
+    if isinstance(declared, (list, tuple)):
+        return isinstance(value, (list, tuple))
+    return isinstance(value, type(declared))
+
+
+def check_fits(where: str, value: Any, declared: Any, error: type[NbmergeError] = NbmergeError) -> None:
+    if not fits(value, declared):
+        raise error(f"{where}: expected {type(declared).__name__} (like {declared!r}), got {value!r}")
+
+
+_EXAMPLES = {bool: False, int: 0, float: 0.0, str: "", tuple: (), list: []}
+
+
+def example_of(annotation: Any) -> Any:
+    """An example value of an annotation's kind (``int`` → 0, ``tuple[str, ...]`` → ()); None for anything else,
+    which ``fits`` accepts."""
+    origin = typing.get_origin(annotation) or annotation
+    if origin is typing.Union:
+        kinds = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return example_of(kinds[0]) if len(kinds) == 1 else None
+    return _EXAMPLES.get(origin)
+
+
+def build_config(cls, namespace: dict[str, Any]):
+    """A config dataclass from a namespace holding every field by name (a notebook's parameters: ``globals()``);
+    each value checked against its field's annotation. The notebook's parameters cell is the only place its
+    defaults are written, so a missing name is an error, not a silent default."""
+    hints = typing.get_type_hints(cls)
+    missing = [f.name for f in fields(cls) if f.init and f.name not in namespace]
+    if missing:
+        raise NbmergeError(f"{cls.__name__}: no value for {', '.join(missing)} (declare it in the notebook's "
+                           "parameters cell)")
+    values = {}
+    for f in fields(cls):
+        if f.init:
+            check_fits(f"parameter {f.name!r}", namespace[f.name], example_of(hints[f.name]))
+            values[f.name] = namespace[f.name]
+    return cls(**values)
