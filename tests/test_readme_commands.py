@@ -32,7 +32,10 @@ those experts' tasks' Grams written by the README's ``nbmerge stats`` command (r
 and ``stats`` command works on the same models. ``.venv/bin/`` in the scratch folder holds shims that run this
 interpreter (``nbmerge``, ``papermill``, ``python``; the README's "activate the venv"), with the checkout first on
 ``PYTHONPATH``, and the ``nbmerge`` kernel the notebooks name is registered there on ``JUPYTER_PATH`` (what ``make
-setup`` does). Caches go to ``NBMERGE_CACHE`` in the scratch folder and reports to ``--out`` there: the repository is
+setup`` does). ``nbmerge`` commands run in this process through the console script's entry point
+(``nbmerge.cli:main``, with the scratch folder as working directory and its environment): a subprocess each would
+spend most of this file's time importing torch again. Python blocks, papermill and the one report run (through the
+``nbmerge`` shim on ``PATH``) are subprocesses. Caches go to ``NBMERGE_CACHE`` in the scratch folder and reports to ``--out`` there: the repository is
 checked unchanged at the end.
 
 One notebook runs (the only papermill execution here): the CLIP ``nbmerge report`` command with ``--smoke --only
@@ -42,9 +45,12 @@ One notebook runs (the only papermill execution here): the CLIP ``nbmerge report
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import re
+import runpy
 import shlex
 import shutil
 import subprocess
@@ -241,6 +247,10 @@ def _check_papermill(_result, scratch):
     import nbformat
 
     nb = nbformat.read(str(scratch / "out.ipynb"), as_version=4)
+    # "A plain .venv/bin/papermill run finds the same kernel": the one the notebook names is the one the set-up
+    # registers
+    registered = re.search(r"ipykernel install .*--name (\S+)", (REPO / "Makefile").read_text())
+    assert registered and nb.metadata.kernelspec.name == registered.group(1)
     injected = [c.source for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
     assert len(injected) == 1, "papermill injected no parameters cell"
     values: dict = {}
@@ -312,6 +322,8 @@ PLAN: dict[str, Plan] = {
     "nbmerge report --smoke": Plan("dry-run", _REPORT_SLOW),
     "nbmerge report --only 00_tour -p suite tiny8 -p seed 1": Plan("dry-run", "builds the tiny8 zoo (minutes)"),
     "nbmerge report --smoke --check": Plan("dry-run", _REPORT_SLOW),
+    "nbmerge report --only 00_tour -p suite tiny8 --dry-run": Plan(
+        "run", check=lambda r, _s: "00_tour: " in r.stdout and "'suite': 'tiny8'" in r.stdout),
     "make smoke": Plan("make", _REPORT_SLOW),
     "make lab": Plan("make", "starts a JupyterLab server"),
 }
@@ -436,13 +448,43 @@ class Scratch:
             text += " --prepare-only"
         return text
 
+    @contextlib.contextmanager
+    def inside(self):
+        """The scratch folder as working directory and its environment, for an in-process call."""
+        old_cwd, old_env = os.getcwd(), dict(os.environ)
+        os.chdir(self.root)
+        os.environ.update(self.env)
+        try:
+            yield
+        finally:
+            os.chdir(old_cwd)
+            os.environ.clear()
+            os.environ.update(old_env)
+
+    def nbmerge(self, argv: list[str]) -> subprocess.CompletedProcess:
+        """``nbmerge ARGV`` through the console script's own entry point (``nbmerge.cli:main``), in this process:
+        a subprocess per command would spend most of this file's time importing torch again."""
+        from nbmerge.cli import main
+
+        out, err = io.StringIO(), io.StringIO()
+        with self.inside(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(argv)
+            except SystemExit as exc:  # argparse: --help, or a usage error
+                code = exc.code if isinstance(exc.code, int) else 1
+        return subprocess.CompletedProcess(["nbmerge", *argv], code, out.getvalue(), err.getvalue())
+
     def run(self, found: Found) -> subprocess.CompletedProcess:
+        text = self.executed(found)
+        argv = None if found.where == "python" else shlex.split(text)
         if found.where == "python":
             script = self.root / f"readme_block_{len(self.results)}.py"
-            script.write_text(self.executed(found))
+            script.write_text(text)
             result = self.shell(f"python {script.name}")
+        elif Path(argv[0]).name == "nbmerge" and argv[0] in ("nbmerge", ".venv/bin/nbmerge"):
+            result = self.nbmerge(argv[1:])
         else:
-            result = self.shell(self.executed(found))
+            result = self.shell(text)
         self.results[plan_key(found)] = result
         return result
 
@@ -497,13 +539,20 @@ def _parse_nbmerge(text: str) -> argparse.Namespace:
         raise AssertionError(f"{text}: the CLI refuses it (exit {exc.code})") from None
 
 
-def _help_lists_options(state: Scratch, text: str) -> None:
+def _help_lists_options(text: str) -> None:
+    """``python -m MODULE --help`` (run in this process, as ``-m`` runs it) lists every option ``text`` uses."""
     argv = shlex.split(text)
     assert argv[:2] == ["python", "-m"], text
-    result = state.shell(f"python -m {argv[2]} --help")
-    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    out, old_argv = io.StringIO(), sys.argv
+    sys.argv = [argv[2], "--help"]
+    try:
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as exc:
+            runpy.run_module(argv[2], run_name="__main__", alter_sys=True)
+    finally:
+        sys.argv = old_argv
+    assert exc.value.code in (0, None), f"{argv[2]} --help exits {exc.value.code}"
     for option in (a.split("=")[0] for a in argv[3:] if a.startswith("--")):
-        assert option in result.stdout, f"{text}: {option} is not an option of {argv[2]}"
+        assert option in out.getvalue(), f"{text}: {option} is not an option of {argv[2]}"
 
 
 def _make_n(text: str) -> None:
@@ -525,7 +574,7 @@ def test_readme_command(scratch, found):
     if plan.mode == "make":
         return _make_n(found.text)
     if plan.mode == "help":
-        return _help_lists_options(scratch, found.text)
+        return _help_lists_options(found.text)
     if plan.mode == "parse":
         _parse_nbmerge(found.text)
         return
@@ -545,7 +594,7 @@ def test_the_bmm_search_resumes_when_rerun(scratch):
     found = next(f for f in CHECKED if f.text.startswith("nbmerge bmm-search"))
     if plan_key(found) not in scratch.results:
         scratch.run(found)
-    again = scratch.shell(scratch.executed(found))
+    again = scratch.nbmerge(shlex.split(scratch.executed(found))[1:])
     assert again.returncode == 0, again.stderr
     assert re.search(r"\((\d+) trials, \1 from the log\)", again.stdout), again.stdout
 
