@@ -323,12 +323,13 @@ def build_parser() -> argparse.ArgumentParser:
                        ("targets", "measure a text suite's fitness targets (TSV-M/ISO-CTS/RegMean vs TA) into "
                                    "targets.json")):
         z = zsub.add_parser(name, help=text)
-        z.add_argument("suite")
+        z.add_argument("suite", help="a suite name: text-micro, text8/14/20, micro, tiny8/14/20 (or an imported "
+                                     "clip-... pool for path/info)")
         z.add_argument("--cache", default=None, help=CACHE_HELP)
         if name == "build":
             z.add_argument("--quiet", action="store_true", help="no progress bars")
         if name == "info":
-            z.add_argument("--json", action="store_true")
+            z.add_argument("--json", action="store_true", help="print the whole manifest summary as JSON")
     p.set_defaults(func=cmd_zoo)
 
     p = sub.add_parser("pool", help="pools of real checkpoints (CLIP ViT experts) in the zoo layout")
@@ -355,7 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("eval", help="evaluate a checkpoint on a zoo suite")
     p.add_argument("--suite", required=True, help=SUITE_HELP)
     p.add_argument("--model", required=True, help="checkpoint to evaluate (.safetensors, index.json or folder)")
-    p.add_argument("--split", choices=["val", "test"], default="test")
+    p.add_argument("--split", choices=["val", "test"], default="test", help="which split to evaluate on")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N]")
     p.add_argument("--cache", default=None, help=CACHE_HELP)
@@ -380,7 +381,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gram", choices=["data", "task_vector", "hybrid"], default="data",
                    help="Gram source: the experts' input Grams on training images, or the data-free τᵀτ")
     p.add_argument("--gram-examples", type=int, default=256, help="training images per task for data Grams")
-    p.add_argument("--strategy", choices=["bayes", "random", "grid", "shared"], default="bayes")
+    p.add_argument("--strategy", choices=["bayes", "random", "grid", "shared"], default="bayes",
+                   help="bayes: Bayesian optimisation of every group's log10 ρ; random: random search; grid: a grid "
+                        "over one shared log10 ρ (and the scale); shared: BO of one log10 ρ shared by every group")
     p.add_argument("--budget", type=int, default=None, help="trials (default 20; grid: its size)")
     p.add_argument("--grid-size", type=int, default=15, help="grid values per dimension (15 × 15 = 225)")
     p.add_argument("--seed", type=int, default=0, help="seed of the search")
@@ -413,6 +416,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true",
                    help="then open the index and every report in headless Chromium: fail on any network request, "
                         "untypeset math or missing figure (screenshots go to the run folder)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="check every parameter (names, types, values, suites) and print what each notebook would run "
+                        "with; runs and writes nothing")
     p.set_defaults(func=cmd_report)
     return parser
 
@@ -427,6 +433,8 @@ def cmd_report(args) -> int:
                       out=Path(args.out) if args.out else defaults.out, smoke=args.smoke, profile=args.profile, publish=args.publish,
                       only=tuple(args.only),
                       overrides={key: parse_value(value) for key, value in args.parameter})
+    if args.dry_run:
+        return _report_dry_run(options)
     run = run_reports(options)
     failed = [r for r in run["reports"] if r["status"] != "ok"]
     for row in failed:
@@ -443,6 +451,20 @@ def cmd_report(args) -> int:
         if not bad_pages:
             print(f"[report] browser check: {len(pages)} pages render offline (screenshots in {run_dir / 'screenshots'})")
     return 1 if failed or bad_pages else 0
+
+
+def _report_dry_run(options) -> int:
+    """``report --dry-run``: the checks a run makes before its first notebook, and nothing else (no zoo build, no
+    run folder, no index)."""
+    from .report.pipeline import discover, resolve_parameters
+
+    notebooks = discover(options.notebooks, options.only)
+    parameters = resolve_parameters(notebooks, options.notebooks / "parameters", options.smoke, options.overrides,
+                                    options.profile)
+    for notebook in notebooks:
+        print(f"{notebook.stem}: {parameters[notebook.stem] or 'its defaults'}")
+    print(f"[report] dry run: the parameters of {len(notebooks)} notebooks check; nothing was run or written")
+    return 0
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
