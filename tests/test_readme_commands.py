@@ -25,7 +25,7 @@ How the commands are checked (the ``mode`` of each ``PLAN`` entry):
 * ``not-run``: named with the reason (e.g. a network install).
 
 The fixtures: a fake CLIP pool under the README's name ``clip-vit-b32-8`` (tiny random open_clip towers with head
-files, ``nbmerge.clip.fake``) and fake data for its 8 tasks, imported by the README's own ``nbmerge pool import``
+files, ``nbmerge.pools.fake``) and fake data for its 8 tasks, imported by the README's own ``nbmerge pool import``
 command (run first); ``base.safetensors``, ``e1.safetensors``/``e2.safetensors`` (the MNIST and SVHN experts) and
 ``models/{base,mnist,svhn}.safetensors`` (the recipe's) are the pool's checkpoints, and ``g1``/``g2.safetensors``
 those experts' tasks' Grams written by the README's ``nbmerge stats`` command (run second), so every merge, ``eval``
@@ -132,6 +132,8 @@ def readme_parts(text: str) -> tuple[list[Found], list[str]]:
                       if line.strip().startswith("#") and COMMAND_WORD.match(line.strip()[1:].strip())]
         elif lang == "yaml":
             yamls.append(body)
+        elif lang == "text":
+            continue  # not commands (the layout tree)
         else:
             raise AssertionError(f"a ```{lang} block in README.md: say in this test whether it is runnable")
     prose = FENCE.sub("", text)
@@ -277,7 +279,7 @@ PLAN: dict[str, Plan] = {
     "make report PROFILE=paper": Plan("make", "the paper profile: about 20 hours"),
     "make peers": Plan("make", "installs FusionBench into its own venv (1.8 GB, 40 min)"),
     "make peer-ace ACE_REPO=...": Plan("make", "needs a checkout of the official ACE code"),
-    "python -m nbmerge.bench_eval --suite text8 --roofline": Plan("help", "times the evaluator on the built text8"),
+    "python -m bench.eval --suite text8 --roofline": Plan("help", "times the evaluator on the built text8"),
     ".venv/bin/nbmerge report --profile paper -p device cuda": Plan("dry-run", _REPORT_SLOW),
     "make setup": Plan("make", "installs Debian packages and a 6 GB venv"),
     # -- merging checkpoints
@@ -314,8 +316,8 @@ PLAN: dict[str, Plan] = {
     "nbmerge pool import clip-tiny-3 --tasks MNIST,EuroSAT,SVHN --checkpoints /tmp/fake/ckpt --data-root "
     "/tmp/fake/data": Plan("run", check=_check_fake_import),
     "pip install h5py": Plan("not-run", "installs from PyPI: the tests are offline"),
-    "python -m nbmerge.bench_gpu --out reports/gpu_check": Plan("help", "needs a GPU; minutes"),
-    "python -m nbmerge.bench_memory --out reports/memory": Plan("help", "merges 20 ViT-B/32-sized experts: minutes"),
+    "python -m bench.gpu --out reports/gpu_check": Plan("help", "needs a GPU; minutes"),
+    "python -m bench.memory --out reports/memory": Plan("help", "merges 20 ViT-B/32-sized experts: minutes"),
     "make peer-fusionbench": Plan("make", "installs FusionBench into its own venv (1.8 GB, 40 min)"),
     # -- reports and notebooks
     "nbmerge report": Plan("dry-run", _REPORT_SLOW),
@@ -331,7 +333,7 @@ PLAN: dict[str, Plan] = {
 #: The python blocks, by their first line, and what each must leave behind.
 PYTHON_BLOCKS: dict[str, Plan] = {
     "import nbmerge": Plan("run", check=_file("iso_cts.safetensors")),
-    "from nbmerge.clip.fake import write_fake_data, write_fake_pool": Plan(
+    "from nbmerge.pools.fake import write_fake_data, write_fake_pool": Plan(
         "run", check=_file("tmp-fake/ckpt/zeroshot.pt")),
 }
 
@@ -504,7 +506,7 @@ def _fixture_files(scratch: Path) -> None:
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
     pytest.importorskip("open_clip")
-    from nbmerge.clip.fake import write_fake_data, write_fake_pool
+    from nbmerge.pools.fake import write_fake_data, write_fake_pool
 
     before = _git_state()
     root = tmp_path_factory.mktemp("readme")
