@@ -458,6 +458,12 @@ def tune_bmm(zoo, anchor: str = "task_arithmetic", *, anchor_params=None, grams:
         raise NbmergeError(f"tune_bmm: grams must be one of {GRAM_CHOICES}, got {grams!r}")
     if isinstance(gram_examples, bool) or not isinstance(gram_examples, int) or gram_examples < 1:
         raise NbmergeError(f"tune_bmm: gram_examples must be a positive integer, got {gram_examples!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise NbmergeError(f"tune_bmm: workers must be a positive integer, got {workers!r}")
+    if workers > 1:
+        from ..distributed import import_ray
+
+        import_ray()  # a missing Ray is said before anything is loaded
     device = resolve_device(device)
     if cache is None:
         cache = TrialCache(zoo, zoo.evaluator(device), root=None)
