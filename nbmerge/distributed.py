@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import socket
 import time
 from collections import deque
@@ -57,7 +58,7 @@ def _describe(exc: BaseException) -> str:
     cause = getattr(exc, "cause", None)
     if isinstance(cause, BaseException):
         exc = cause
-    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    text = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", f"{type(exc).__name__}: {exc}").split())  # no colour codes
     return text if len(text) <= _ERROR_CHARS else text[:_ERROR_CHARS - 1] + "…"
 
 

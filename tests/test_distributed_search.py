@@ -327,8 +327,11 @@ def _crash_once(marker: str):
 
 @pytest.mark.ray
 def test_ray_runs_the_batches_and_replaces_a_crashed_worker(tmp_path):
-    pytest.importorskip("ray")
+    ray = pytest.importorskip("ray")
     from nbmerge.distributed import RayExecutor
+
+    # this test module is not importable on Ray's workers: ship its functions by value
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
     kwargs = {"strategy": "bayes", "budget": 6, "n_initial": 3, "seed": 0, "progress": False}
     log = tmp_path / "log.jsonl"
