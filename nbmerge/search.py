@@ -31,6 +31,17 @@ like a search log is never overwritten. Each trial line carries ``check``, a che
 before, so a line edited by hand (even into valid JSON) is refused as corruption (format-1 logs, written before
 checksums, are read without this check). A search holds an exclusive lock on its log (``.<log>.lock`` beside it)
 while it runs: a second search on the same log is refused with an error naming the holder.
+
+Workers (``search(workers=k)``, or ``executor=``): the trials of a batch run at once on an executor (in process by
+default, one at a time; ``nbmerge.distributed.RayExecutor`` on a Ray cluster). ``bayes``/``shared`` ask ``batch``
+points at a time (skopt's constant liar, :data:`BATCH_STRATEGY`; ``batch`` and the strategy join the log's
+settings when above 1, so ``workers=1`` writes the same log as before batches existed), ``random``/``grid`` hand
+out the same points whatever the batch. Batch j is always trials [j·batch, (j+1)·batch). The driver alone writes
+the log, in proposal order, each trial as soon as every earlier one is done; a trial whose worker fails is
+submitted once more, then logged as failed (``"value": null`` and its ``"error"``): the optimiser is told the worst
+successful value so far for it, and a search whose every trial so far failed stops. A resumed ``bayes``/``shared``
+search keeps the batch its log records, whatever ``workers`` now is, and ends where an uninterrupted run with
+that batch would have. A trial's ``search_seconds`` is then its share of its batch's ask and of the tell before.
 """
 
 from __future__ import annotations
