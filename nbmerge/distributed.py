@@ -47,6 +47,9 @@ class _TrialWorker:
     def __init__(self, objective):
         self.objective = build_objective(objective)
 
+    def ready(self) -> str:
+        return f"{socket.gethostname()}:{os.getpid()}"
+
     def run(self, params: dict) -> tuple[Any, float, str]:
         began = time.perf_counter()
         out = self.objective(dict(params))
@@ -116,6 +119,17 @@ class RayExecutor:
             self._shutdown()
             raise
         self.startup_seconds = time.perf_counter() - began
+
+    def warm_up(self) -> float:
+        """Start the cluster and wait until every worker has built its objective; the seconds it took. Optional
+        (the first trials do it otherwise); a worker that cannot build raises here, before any trial runs."""
+        began = time.perf_counter()
+        self.start()
+        try:
+            self.hosts.update(self.ray.get([actor.ready.remote() for actor in self.idle]))
+        except Exception as exc:  # noqa: BLE001 - Ray's errors carry the worker's own exception
+            raise NbmergeError(f"a Ray worker could not build the objective: {_describe(exc)}") from None
+        return time.perf_counter() - began
 
     def _actor(self):
         return self.actor_class.remote(self.payload)
