@@ -646,6 +646,10 @@ def search(objective: Callable[[dict[str, float]], Any], space: Space, *, strate
     if batch is None:
         batch = (_logged_batch(path) or workers) if strategy in ("bayes", "shared") else workers
     batch = _check_int("batch", batch, 1)
+    if workers > batch:
+        warnings.warn(f"search: {workers} workers but batches of {batch} point(s)"
+                      + (" (the batch the log was written with)" if path is not None and path.exists() else "")
+                      + f": only {batch} of them will be busy at a time", NbmergeWarning, stacklevel=2)
     identity: dict[str, Any] = {"strategy": strategy, "space": space.to_dict(), "seed": seed, "budget": budget}
     if strategy in ("bayes", "shared"):
         n_initial = min(DEFAULT_INITIAL, budget) if n_initial is None else n_initial

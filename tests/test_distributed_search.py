@@ -344,3 +344,37 @@ def test_ray_runs_the_batches_and_replaces_a_crashed_worker(tmp_path):
     assert (tmp_path / "crashed").exists()  # some worker did die, and its trial was retried on a fresh one
     assert not result.failed and len(hosts) >= 2  # trials ran in more than one worker process
     _same(result, search(objective, tied(), batch=2, **kwargs))
+
+
+# -- the CLI and the benchmark's arithmetic ---------------------------------------------------------------------------
+
+def test_cli_workers_are_checked_before_anything_loads(tmp_path, capsys, monkeypatch):
+    from nbmerge.cli import main
+
+    args = ["bmm-search", "--suite", "micro", "--cache", str(tmp_path), "--anchor", "task_arithmetic",
+            "--device", "cpu"]
+    assert main(args + ["--workers", "0"]) == 2
+    assert "--workers must be at least 1" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "ray", None)
+    assert main(args + ["--workers", "2"]) == 2  # the zoo under tmp_path does not exist: never reached
+    err = capsys.readouterr().err
+    assert "nbmerge[distributed]" in err and "not built" not in err
+
+
+def test_the_scaling_simulation_is_exact_where_it_can_be():
+    from nbmerge.bench_distributed import WORKERS, _CENTRE, simulate, synthetic
+
+    assert synthetic(_CENTRE) == 1.0 and synthetic({**_CENTRE, "scale": 0.5}) < 1.0
+    # equal trial times, no overhead, a free optimiser: k workers are exactly k times faster on a multiple of k
+    rows = simulate([3.0], cv=0.0, overhead=0.0, optimiser={1: 0.0, 2: 0.0, 4: 0.0}, budgets=(64,), draws=3)
+    assert [r["workers"] for r in rows] == list(WORKERS)
+    assert [r["speedup"] for r in rows] == pytest.approx(list(WORKERS)) and rows[0]["wall_s"] == pytest.approx(192)
+    # a batch waits for its slowest trial: with spread, efficiency falls below 1
+    spread = simulate([3.0], cv=0.5, overhead=0.0, optimiser={1: 0.0, 2: 0.0, 4: 0.0}, budgets=(64,), draws=50)
+    assert all(r["efficiency"] < 1 for r in spread if r["workers"] > 1)
+
+
+def test_idle_workers_are_said(tmp_path):
+    with pytest.warns(NbmergeWarning, match="2 workers but batches of 1 point.*only 1 of them"):
+        search(objective, tied(), strategy="bayes", budget=3, n_initial=3, batch=1, progress=False,
+               executor=FakeExecutor(objective, 2))
