@@ -378,3 +378,26 @@ def test_idle_workers_are_said(tmp_path):
     with pytest.warns(NbmergeWarning, match="2 workers but batches of 1 point.*only 1 of them"):
         search(objective, tied(), strategy="bayes", budget=3, n_initial=3, batch=1, progress=False,
                executor=FakeExecutor(objective, 2))
+
+
+@pytest.mark.ray
+def test_cli_bmm_search_on_two_ray_workers_resumes_with_one(micro_cache, tmp_path, capsys):
+    """The embedded zoo's search on a local Ray cluster (each worker rebuilds tune_bmm's objective from its
+    recipe); its log, resumed in process and extended, ends where an uninterrupted batch-2 search does."""
+    pytest.importorskip("ray")
+    from nbmerge.cli import main
+
+    log = tmp_path / "w2.jsonl"
+    args = ["bmm-search", "--suite", "micro", "--cache", str(micro_cache), "--anchor", "task_arithmetic",
+            "--anchor-param", "scale=0.3", "--gram", "task_vector", "--device", "cpu", "--json"]
+    assert main(args + ["--budget", "5", "--workers", "2", "--log", str(log)]) == 0
+    first = json.loads(capsys.readouterr().out)
+    header, trials = read_log(log)
+    assert header["settings"]["batch"] == 2 and len(trials) == 5 and first["replayed_trials"] == 0
+    assert main(args + ["--budget", "7", "--workers", "1", "--log", str(log)]) == 0  # resumes: batch 2 kept
+    resumed = json.loads(capsys.readouterr().out)
+    assert main(args + ["--budget", "7", "--batch", "2"]) == 0
+    clean = json.loads(capsys.readouterr().out)
+    assert resumed["replayed_trials"] == 5 and resumed["settings_hash"] == clean["settings_hash"]
+    for key in ("best_params", "val_accuracy", "test_accuracy", "convergence"):
+        assert resumed[key] == clean[key]
