@@ -280,7 +280,7 @@ class Trial:
     params: dict[str, float]          # what the objective received (every name of the space)
     value: float                      # maximised
     seconds: float                    # time in the objective
-    search_seconds: float = 0.0       # time proposing the point and updating the optimiser (ask + tell)
+    search_seconds: float = 0.0       # optimiser time: its share of its batch's ask and of the tell before
     metrics: dict = field(default_factory=dict)
     replayed: bool = False            # read from the log in this call rather than evaluated
     error: Optional[str] = None       # why the trial failed (its worker crashed twice); value is then NaN

@@ -179,7 +179,8 @@ class BMMTuning:
                 "test_per_task": {t: row["accuracy"] for t, row in self.test["tasks"].items()},
                 "anchor_val_accuracy": self.anchor["val"]["accuracy"],
                 "anchor_test_accuracy": self.anchor["test"]["accuracy"],
-                "convergence": self.search.convergence, "timing": self.timing,
+                "convergence": [v if np.isfinite(v) else None for v in self.search.convergence],
+                "failed_trials": [t.index for t in self.search.failed], "timing": self.timing,
                 "replayed_trials": self.search.replayed, "settings_hash": self.search.settings_hash,
                 "log": str(self.search.log_path) if self.search.log_path else None,
                 "out": str(self.out) if self.out else None}
