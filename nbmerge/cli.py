@@ -240,11 +240,18 @@ def cmd_bmm_search(args) -> int:
     from .device import resolve_device
 
     device = resolve_device(args.device)  # before loading anything
+    if args.workers < 1:
+        raise NbmergeError(f"--workers must be at least 1, got {args.workers}")
+    if args.workers > 1:
+        from .tune.distributed import import_ray
+
+        import_ray()  # says what to install, before loading anything
     zoo = load_zoo(args.suite, args.cache)
     result = tune_bmm(zoo, args.anchor, anchor_params=anchor_params, grams=args.gram, strategy=args.strategy,
                       budget=args.budget, seed=args.seed, log_path=args.log, by_depth=args.by_depth,
                       with_scale=not args.no_scale, gram_examples=args.gram_examples, grid_sizes=args.grid_size,
-                      device=device, out=args.out, progress=not (args.quiet or args.json))
+                      device=device, out=args.out, progress=not (args.quiet or args.json), workers=args.workers,
+                      batch=args.batch, ray_address=args.ray_address)
     summary = result.summary()
     if args.json:
         print(json.dumps(summary, indent=1))
@@ -392,6 +399,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log", default=None, help="JSON-lines trial log; rerun with it to resume")
     p.add_argument("--out", default=None, help="write the tuned merge to this .safetensors file")
     p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N]")
+    p.add_argument("--workers", type=int, default=1,
+                   help="trials at once, as Ray tasks (one GPU each when there are GPUs); needs nbmerge[distributed]")
+    p.add_argument("--batch", type=int, default=None,
+                   help="points proposed at a time (bayes/shared: constant liar); default --workers, or the log's")
+    p.add_argument("--ray-address", default=None, help="an existing Ray cluster (default: start a local one)")
     p.add_argument("--cache", default=None, help=CACHE_HELP)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")

@@ -20,6 +20,7 @@ import hashlib
 import json
 import math
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence
@@ -131,6 +132,10 @@ class TrialCache:
     description that determines the weights: method, parameters, α, which experts, seeds) was evaluated on ``split``
     before, and otherwise calls ``make_state()`` (only then: the merge itself is skipped on a hit), evaluates and
     stores. Files are written atomically; a corrupt entry is recomputed. ``root=None``: memory only.
+
+    Safe under concurrent workers (processes or machines sharing ``root``, e.g. a distributed search's): a miss is
+    computed under an exclusive lock on ``<root>/.locks/<key>.lock``, and the entry is looked up again once the lock
+    is held, so one recipe is never computed twice at once; the others wait and read it.
     """
 
     def __init__(self, zoo, evaluator, root: Optional[os.PathLike] = None, log: Callable = lambda *_: None):
@@ -189,13 +194,35 @@ class TrialCache:
         if split == "test" and isinstance(recipe, dict) and recipe.get("chosen_on") == "test":
             raise NbmergeError("a recipe chosen on the test split cannot be evaluated as a result")
         found = self.get(recipe, split)
+        if found is None and self.root is not None:
+            with self._key_lock(self.key(recipe, split)):
+                found = self.get(recipe, split)  # another worker may have computed it while this one waited
+                if found is None:
+                    return self._compute(recipe, split, make_state, tasks)
         if found is not None:
             self.hits += 1
             return found
+        return self._compute(recipe, split, make_state, tasks)
+
+    def _compute(self, recipe, split: str, make_state, tasks) -> Predictions:
         self.misses += 1
         preds = evaluate_predictions(self.evaluator, make_state(), split, tasks)
         self.put(recipe, split, preds)
         return preds
+
+    @contextmanager
+    def _key_lock(self, key: str):
+        """An exclusive lock on one entry's key (blocking: whoever holds it is computing that very entry)."""
+        import fcntl
+
+        folder = self.root / ".locks"
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / f"{key}.lock", "a") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def trial_cache(zoo, device: str = "cpu", cache: str = "", val_examples: int = 0, seed: int = 0,

@@ -244,8 +244,9 @@ def scaled_anchor(lab: Lab, anchor: AnchorRun, s: float) -> protocol.Predictions
 def run_search(lab: Lab, anchor: AnchorRun, variant: str, *, strategy: str = "bayes", seed: int = 0,
                budget: Optional[int] = None, n_initial: Optional[int] = None, grid_size: int = 15,
                with_scale: bool = False, gram_examples: int = 256, gram_seed: int = 0, by_depth: int = 0,
-               device: str = "cpu"):
-    """One BMM search (``tune_bmm``) on the α*-tuned anchor, through the lab's trial cache, its log in the cache."""
+               device: str = "cpu", workers: int = 1, ray_address: str = ""):
+    """One BMM search (``tune_bmm``) on the α*-tuned anchor, through the lab's trial cache, its log in the cache
+    (``workers`` > 1: trials on Ray, proposed in batches; such a search has its own log)."""
     from ..tune.bmm import tune_bmm
 
     grams, beta = gram_source(anchor.name, variant)
@@ -253,7 +254,7 @@ def run_search(lab: Lab, anchor: AnchorRun, variant: str, *, strategy: str = "ba
                     beta=beta, strategy=strategy, budget=None if strategy == "grid" else budget, seed=seed,
                     log_path="cache", by_depth=by_depth, with_scale=with_scale, gram_examples=gram_examples,
                     gram_seed=gram_seed, n_initial=n_initial, grid_sizes=grid_size, device=device, progress=False,
-                    cache=lab.cache, memo=lab.memo)
+                    cache=lab.cache, memo=lab.memo, workers=workers, ray_address=ray_address or None)
 
 
 # ============================================================================================ bmm_benchmark notebook
@@ -734,6 +735,8 @@ class SearchConfig:
     bench_vit_b32: bool = False     # ... and on one ViT-B/32 block (~1 min more)
     bench_trials: int = 1           # timed repetitions per λ in the solve benchmark
     cache: str = ""
+    workers: int = 1                # trials at once, on Ray (nbmerge[distributed]); bayes/shared then ask in batches
+    ray_address: str = ""           # an existing Ray cluster (empty: a local one)
 
     def __post_init__(self):
         check_config(self)
@@ -744,8 +747,12 @@ class SearchConfig:
         unknown = [s for s in self.strategies if s not in STRATEGIES]
         if unknown or not self.strategies:
             raise NbmergeError(f"parameter 'strategies': unknown {unknown}; choose from {list(STRATEGIES)}")
-        if self.repeats < 1 or self.grid_size < 1 or self.bench_trials < 1:
-            raise NbmergeError("parameters 'repeats', 'grid_size' and 'bench_trials' must be >= 1")
+        if self.repeats < 1 or self.grid_size < 1 or self.bench_trials < 1 or self.workers < 1:
+            raise NbmergeError("parameters 'repeats', 'grid_size', 'bench_trials' and 'workers' must be >= 1")
+        if self.workers > 1:
+            from ..distributed import import_ray
+
+            import_ray()  # says what to install before anything runs
         _check_common(self)
         object.__setattr__(self, "device", resolve_device(self.device))
 
@@ -783,7 +790,8 @@ def compare_strategies(config: SearchConfig, log=print) -> StrategyResult:
             tuning = run_search(lab, anchor, config.variant, strategy=strategy, seed=seed, budget=config.budget,
                                 n_initial=config.n_initial, grid_size=config.grid_size,
                                 with_scale=config.with_scale, gram_examples=config.gram_examples,
-                                gram_seed=config.gram_seed, by_depth=config.by_depth, device=config.device)
+                                gram_seed=config.gram_seed, by_depth=config.by_depth, device=config.device,
+                                workers=config.workers, ray_address=config.ray_address)
             result.runs.append((strategy, seed, tuning))
             log(f"{strategy:<7} seed {seed}: {len(tuning.search.trials)} trials, val {tuning.val_accuracy:.4f}, "
                 f"test {tuning.test_accuracy:.4f}, search {search_seconds(tuning.search):.0f} s "

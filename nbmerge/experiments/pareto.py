@@ -856,7 +856,7 @@ def pareto_claims(results: Sequence[dict], costs: Sequence[dict], surrogates: di
             "Mixture-weighted fronts are closer to the multitask front than Hessian-weighted or simple merging "
             "(hypervolume over the base; held if the paired 95% interval of HV(mixture) − HV(X) is above 0 for "
             "X = IVON-Hess and simple of every single IVON run, on every subset)", SOURCE_THEOREM, _over(flat),
-            f"temperature chosen on validation: " + "; ".join(
+            "temperature chosen on validation: " + "; ".join(
                 f"{s}: τ = {r['temperature']['chosen']['factor']:g}·G = {r['temperature']['chosen']['tau']:.4g}"
                 for s, r in zip(subsets, results)) + "; " + evidence,
             id="P1", paper="mixture ≥ Hessian ≥ simple fronts (theorem; fronts closest to multitask)",

@@ -177,7 +177,8 @@ class BMMTuning:
                 "test_per_task": {t: row["accuracy"] for t, row in self.test["tasks"].items()},
                 "anchor_val_accuracy": self.anchor["val"]["accuracy"],
                 "anchor_test_accuracy": self.anchor["test"]["accuracy"],
-                "convergence": self.search.convergence, "timing": self.timing,
+                "convergence": [v if np.isfinite(v) else None for v in self.search.convergence],
+                "failed_trials": [t.index for t in self.search.failed], "timing": self.timing,
                 "replayed_trials": self.search.replayed, "settings_hash": self.search.settings_hash,
                 "log": str(self.search.log_path) if self.search.log_path else None,
                 "out": str(self.out) if self.out else None}
@@ -214,15 +215,18 @@ def linear_module_keys(base: StateDict) -> list[str]:
 
 
 def cache_log_path(cache: TrialCache, settings: dict, space: Space, *, strategy: str, budget: Optional[int],
-                   seed: int, n_initial: Optional[int], grid_sizes) -> Optional[Path]:
+                   seed: int, n_initial: Optional[int], grid_sizes, batch: int = 1) -> Optional[Path]:
     """``<cache.root>/bmm-logs/<anchor>-<gram>-<strategy>-seed<seed>-<hash>.jsonl`` (None for a memory-only cache).
     The hash covers what the search's own identity covers (the objective's settings, the space, strategy, budget,
-    seed, initial design, grid), so two runs share a log exactly when ``search`` would accept it."""
+    seed, initial design, grid, and a bayes/shared batch above 1), so two runs share a log exactly when ``search``
+    would accept it."""
     if cache.root is None:
         return None
     identity = {"settings": settings, "space": space.to_dict(), "strategy": strategy, "budget": budget,
                 "seed": seed, "n_initial": n_initial if strategy in ("bayes", "shared") else None,
                 "grid_sizes": grid_sizes if strategy == "grid" else None}
+    if batch > 1 and strategy in ("bayes", "shared"):  # absent at 1: the names of sequential logs do not change
+        identity["batch"] = batch
     digest = _digest(identity)[:12]
     name = f"{settings['anchor']}-{settings['gram']}-{strategy}-seed{seed}-{digest}.jsonl"
     path = cache.root / "bmm-logs" / name
@@ -268,13 +272,161 @@ class _Built:
         return self.store.get(self.keys[name], default)
 
 
+class _Trials:
+    """``tune_bmm``'s per-trial machinery on one zoo: the anchor merge, the Grams and the factorised solver (each
+    built on first need, in ``memo`` when given), and the objective that merges and evaluates one point through
+    the trial cache. The driver builds one; so does each Ray worker, from a :class:`BMMTrialRecipe`."""
+
+    def __init__(self, zoo, cache: TrialCache, base, experts, anchor: str, anchor_params, grams: str,
+                 gram_examples: int, gram_seed: int, beta: float, by_depth: int, dtype: torch.dtype, device: str,
+                 groups: Sequence[str], memo: Optional[dict] = None, timing: Optional[dict] = None):
+        self.zoo, self.cache, self.base, self.experts = zoo, cache, base, experts
+        self.anchor, self.anchor_params, self.grams, self.beta = anchor, anchor_params, grams, beta
+        self.gram_examples, self.gram_seed, self.by_depth = gram_examples, gram_seed, by_depth
+        self.dtype, self.device, self.groups = dtype, device, list(groups)
+        self.timing = {} if timing is None else timing
+        self.uses_data = grams != "task_vector"
+        parsed = parse_anchor_params(anchor_params)
+        anchor_grams = gram_name(gram_examples, gram_seed) if "grams" in get_method(anchor).needs else None
+        self.anchor_key = {**method_recipe(anchor, {k: v for k, v in parsed.items() if k != SCALE}, anchor_grams),
+                           SCALE: float(parsed.get(SCALE, _default_scale(anchor)))}
+        anchor_id = json.dumps(self.anchor_key, sort_keys=True, default=str)
+        where = str(zoo.root)
+        self.built = _Built(memo, {"grams": ("grams", where, gram_examples, gram_seed),
+                                   "anchor": ("anchor", where, anchor_id, device),
+                                   "solver": ("solver", where, anchor_id, grams, beta if grams == "hybrid" else None,
+                                              by_depth, str(dtype), device)})
+        self.recipe_settings = {"gram_examples": gram_examples if self.uses_data else None,
+                                "gram_seed": gram_seed if self.uses_data else None,
+                                "beta": beta if grams == "hybrid" else None, "by_depth": by_depth,
+                                "dtype": str(dtype).replace("torch.", "")}
+        self.expert_val = {t: zoo.manifest["expert_accuracy"]["val"][t] for t in zoo.tasks}
+        self.buffer: dict = {}
+
+    def gram_list(self):
+        built = self.built
+        if self.uses_data and "grams" not in built:
+            start = time.perf_counter()
+            built["grams"] = shared_grams(built.store, self.zoo, self.gram_examples, self.gram_seed)
+            self.timing["grams_s"] = time.perf_counter() - start
+        return built.get("grams") if self.uses_data else None
+
+    def anchor_state(self):
+        if "anchor" not in self.built:
+            start = time.perf_counter()
+            needs = "grams" in get_method(self.anchor).needs
+            self.built["anchor"] = run_anchor(self.base, self.experts, self.anchor, self.anchor_params,
+                                              grams=self.gram_list() if needs or self.uses_data else None,
+                                              walk=Walk(device=self.device))
+            self.timing["anchor_s"] = time.perf_counter() - start
+        return self.built["anchor"]
+
+    def solver(self) -> BMMSolver:
+        built = self.built
+        if "solver" not in built:
+            start = time.perf_counter()
+            built["solver"] = BMMSolver(self.base, self.experts, self.anchor_state(),
+                                        self.gram_list() if self.uses_data else None, gram=self.grams,
+                                        beta=self.beta, by_depth=self.by_depth, device=self.device, dtype=self.dtype)
+            self.timing["solver_s"] = time.perf_counter() - start
+            solver_groups = set(module_groups(list(built["solver"].modules), self.by_depth).values())
+            if solver_groups != set(self.groups):
+                raise MethodError(f"tune_bmm: the solver's groups {sorted(solver_groups)} differ from the search "
+                                  f"space's {sorted(self.groups)}")
+        return built["solver"]
+
+    def trial_recipe(self, params: dict) -> dict:
+        return {"method": "bmm", "anchor": self.anchor_key, "gram": self.grams, **self.recipe_settings,
+                "params": {k: float(params[k]) for k in sorted(params)}}
+
+    def objective(self, params: dict) -> dict:
+        # One trial through the trial cache: merged and evaluated only on a miss, and the best trial's validation
+        # predictions are then already stored. merge_seconds excludes the one-off solver build (first trial).
+        timer = {"merge": 0.0}
+
+        def make_state():
+            built_solver = self.solver()
+            start = time.perf_counter()
+            self.buffer["state"] = merge_params(built_solver, params, self.groups, out=self.buffer.get("state"))
+            synchronize(self.device)
+            timer["merge"] = time.perf_counter() - start
+            return self.buffer["state"]
+
+        cache = self.cache
+        misses = cache.misses
+        preds = cache.predictions(self.trial_recipe(params), "val", make_state)
+        hit = cache.misses == misses
+        result = as_result(preds, self.expert_val)
+        means = result["mean"]
+        return {"value": means["accuracy"], "merge_seconds": timer["merge"],
+                # on a hit, the time the stored evaluation took when it was computed
+                "eval_seconds": float(preds.extra.get("seconds", preds.seconds)) if hit else preds.seconds,
+                **({"cached": True} if hit else {}),
+                **{name: means[name] for name in ("nll", "ece", "normalized_accuracy") if name in means},
+                **{f"accuracy/{task}": row["accuracy"] for task, row in result["tasks"].items()}}
+
+
+@dataclass(frozen=True)
+class BMMTrialRecipe:
+    """What a Ray worker needs to rebuild ``tune_bmm``'s objective (picklable, small): it opens the zoo, the
+    evaluator (with the same validation subset) and the trial cache once, and builds the anchor, Grams and solver
+    on its first trial (``nbmerge.tune.distributed``)."""
+
+    suite: str
+    zoo_cache: str                      # the nbmerge cache folder the zoo lives in (every worker must see it)
+    zoo_root: str                       # the opened zoo's folder, checked on the worker
+    trials_root: Optional[str]          # the trial cache's folder (None: each worker keeps its own, in memory)
+    val_subset: Optional[tuple]
+    device: str
+    anchor: str
+    anchor_params: Optional[dict]
+    grams: str
+    gram_examples: int
+    gram_seed: int
+    beta: float
+    by_depth: int
+    dtype: str
+    groups: tuple
+
+    def build_objective(self):
+        from ..pools.zoo import load_zoo
+
+        zoo = load_zoo(self.suite, self.zoo_cache)
+        if Path(zoo.root) != Path(self.zoo_root):
+            raise NbmergeError(f"this worker opened {zoo.root}, not the driver's {self.zoo_root}: every worker must "
+                               "see the same nbmerge cache")
+        evaluator = zoo.evaluator(resolve_device(self.device))
+        if self.val_subset:
+            evaluator.use_val_subset(*self.val_subset)
+        cache = TrialCache(zoo, evaluator, root=self.trials_root)
+        base, experts = load_models(zoo)
+        trials = _Trials(zoo, cache, base, experts, self.anchor, self.anchor_params, self.grams, self.gram_examples,
+                         self.gram_seed, self.beta, self.by_depth, getattr(torch, self.dtype),
+                         resolve_device(self.device), self.groups)
+        return trials.objective
+
+
+def _recipe(zoo, cache: TrialCache, trials: "_Trials", anchor_params, device: str) -> BMMTrialRecipe:
+    """The recipe from which each Ray worker rebuilds ``trials.objective``: on a worker pinned to a GPU, "cuda"
+    is its own GPU (Ray sets CUDA_VISIBLE_DEVICES), whichever ``cuda:N`` the driver uses."""
+    return BMMTrialRecipe(suite=zoo.manifest.get("suite") or zoo.root.name, zoo_cache=str(zoo.root.parent.parent),
+                          zoo_root=str(zoo.root),
+                          trials_root=None if cache.root is None else str(cache.root.parent),
+                          val_subset=tuple(cache.evaluator.subset_spec("val") or ()) or None,
+                          device="cuda" if str(device).startswith("cuda") else "cpu", anchor=trials.anchor,
+                          anchor_params=anchor_params, grams=trials.grams, gram_examples=trials.gram_examples,
+                          gram_seed=trials.gram_seed, beta=trials.beta, by_depth=trials.by_depth,
+                          dtype=str(trials.dtype).replace("torch.", ""), groups=tuple(trials.groups))
+
+
 def tune_bmm(zoo, anchor: str = "task_arithmetic", *, anchor_params=None, grams: str = "data",
              strategy: str = "bayes", budget: Optional[int] = None, seed: int = 0, log_path=None, by_depth: int = 0,
              with_scale: bool = True, rho_bounds: tuple[float, float] = RHO_BOUNDS,
              scale_bounds: tuple[float, float] = SCALE_BOUNDS, gram_examples: int = 256, gram_seed: int = 0,
              beta: float = 0.5, n_initial: Optional[int] = None, grid_sizes=DEFAULT_GRID, device: str = "cpu",
              dtype: torch.dtype = torch.float64, out=None, progress: bool = True,
-             cache: Optional[TrialCache] = None, memo: Optional[dict] = None) -> BMMTuning:
+             cache: Optional[TrialCache] = None, memo: Optional[dict] = None, workers: int = 1,
+             batch: Optional[int] = None, ray_address: Optional[str] = None) -> BMMTuning:
     """Tune BMM's per-group λ (and scale) on ``zoo``'s validation split; evaluate the best merge on test once.
 
     ``grams``: ``data`` (each expert's input Grams on ``gram_examples`` of its own task's training images,
@@ -295,63 +447,38 @@ def tune_bmm(zoo, anchor: str = "task_arithmetic", *, anchor_params=None, grams:
     ``memo``: a dict shared by several calls on the same zoo (e.g. one search per seed): the loaded models, the data
     Grams, each anchor merge and each factorised solver are kept there under keys naming everything they depend on,
     so a second search with the same anchor and Grams reuses them. The caller owns it (drop it to free memory).
+
+    ``workers``: trials at once; above 1 they run on Ray (``nbmerge.tune.distributed``: a local cluster, or the one at
+    ``ray_address``), each worker rebuilding the objective once from a :class:`BMMTrialRecipe` and sharing the
+    on-disk trial cache. ``batch``: points proposed at a time (``nbmerge.tune.search``; default ``workers``, or what a
+    resumed log records); a ``log_path="cache"`` log is named by it too.
     """
     if grams not in GRAM_CHOICES:
         raise NbmergeError(f"tune_bmm: grams must be one of {GRAM_CHOICES}, got {grams!r}")
     if isinstance(gram_examples, bool) or not isinstance(gram_examples, int) or gram_examples < 1:
         raise NbmergeError(f"tune_bmm: gram_examples must be a positive integer, got {gram_examples!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise NbmergeError(f"tune_bmm: workers must be a positive integer, got {workers!r}")
+    if workers > 1:
+        from .distributed import import_ray
+
+        import_ray()  # a missing Ray is said before anything is loaded
     device = resolve_device(device)
     if cache is None:
         cache = TrialCache(zoo, zoo.evaluator(device), root=None)
     evaluator = cache.evaluator
     timing: dict = {}
-    where = str(zoo.root)
     base, experts = load_models(zoo) if memo is None else shared_models(memo, zoo)
     uses_data = grams != "task_vector"
-
-    def gram_list():
-        if uses_data and "grams" not in built:
-            start = time.perf_counter()
-            built["grams"] = shared_grams(built.store, zoo, gram_examples, gram_seed)
-            timing["grams_s"] = time.perf_counter() - start
-        return built.get("grams") if uses_data else None
-
     anchor_parsed = parse_anchor_params(anchor_params)
-    anchor_grams = gram_name(gram_examples, gram_seed) if "grams" in get_method(anchor).needs else None
-    anchor_key = {**method_recipe(anchor, {k: v for k, v in anchor_parsed.items() if k != SCALE}, anchor_grams),
-                  SCALE: float(anchor_parsed.get(SCALE, _default_scale(anchor)))}
-    anchor_id = json.dumps(anchor_key, sort_keys=True, default=str)
-    built = _Built(memo, {"grams": ("grams", where, gram_examples, gram_seed),
-                          "anchor": ("anchor", where, anchor_id, device),
-                          "solver": ("solver", where, anchor_id, grams, beta if grams == "hybrid" else None,
-                                     by_depth, str(dtype), device)})
-
-    def anchor_state():
-        if "anchor" not in built:
-            start = time.perf_counter()
-            needs = "grams" in get_method(anchor).needs
-            built["anchor"] = run_anchor(base, experts, anchor, anchor_params,
-                                         grams=gram_list() if needs or uses_data else None, walk=Walk(device=device))
-            timing["anchor_s"] = time.perf_counter() - start
-        return built["anchor"]
-
-    def solver() -> BMMSolver:
-        if "solver" not in built:
-            start = time.perf_counter()
-            built["solver"] = BMMSolver(base, experts, anchor_state(), gram_list() if uses_data else None,
-                                        gram=grams, beta=beta, by_depth=by_depth, device=device, dtype=dtype)
-            timing["solver_s"] = time.perf_counter() - start
-            solver_groups = set(module_groups(list(built["solver"].modules), by_depth).values())
-            if solver_groups != set(groups):
-                raise MethodError(f"tune_bmm: the solver's groups {sorted(solver_groups)} differ from the search "
-                                  f"space's {sorted(groups)}")
-        return built["solver"]
-
     space = group_space(linear_module_keys(base), by_depth, with_scale, rho_bounds, scale_bounds)
     groups = list(space.tied)
+    trials = _Trials(zoo, cache, base, experts, anchor, anchor_params, grams, gram_examples, gram_seed, beta,
+                     by_depth, dtype, device, groups, memo, timing)
+    built, solver, anchor_key = trials.built, trials.solver, trials.anchor_key
     expert_acc = {t: zoo.manifest["expert_accuracy"]["test"][t] for t in zoo.tasks}
-    expert_val = {t: zoo.manifest["expert_accuracy"]["val"][t] for t in zoo.tasks}
-    anchor_preds = {split: cache.predictions(anchor_key, split, anchor_state) for split in ("val", "test")}
+    expert_val = trials.expert_val
+    anchor_preds = {split: cache.predictions(anchor_key, split, trials.anchor_state) for split in ("val", "test")}
     anchor_result = {"val": as_result(anchor_preds["val"], expert_val)["mean"],
                      "test": as_result(anchor_preds["test"], expert_acc)["mean"]}
 
@@ -362,44 +489,25 @@ def tune_bmm(zoo, anchor: str = "task_arithmetic", *, anchor_params=None, grams:
                 "beta": beta if grams == "hybrid" else None, "by_depth": by_depth,
                 "dtype": str(dtype).replace("torch.", ""), "split": "val",
                 **({"val_subset": evaluator.subset_spec("val")} if evaluator.subset_spec("val") else {})}
-    def trial_recipe(params: dict) -> dict:
-        return {"method": "bmm", "anchor": anchor_key, "gram": grams,
-                **{k: settings[k] for k in ("gram_examples", "gram_seed", "beta", "by_depth", "dtype")},
-                "params": {k: float(params[k]) for k in sorted(params)}}
-
-    buffer: dict = {}
-
-    def objective(params: dict) -> dict:
-        # One trial through the trial cache: merged and evaluated only on a miss, and the best trial's validation
-        # predictions are then already stored. merge_seconds excludes the one-off solver build (first trial).
-        timer = {"merge": 0.0}
-
-        def make_state():
-            built_solver = solver()
-            start = time.perf_counter()
-            buffer["state"] = merge_params(built_solver, params, groups, out=buffer.get("state"))
-            synchronize(device)
-            timer["merge"] = time.perf_counter() - start
-            return buffer["state"]
-
-        misses = cache.misses
-        preds = cache.predictions(trial_recipe(params), "val", make_state)
-        hit = cache.misses == misses
-        result = as_result(preds, expert_val)
-        means = result["mean"]
-        return {"value": means["accuracy"], "merge_seconds": timer["merge"],
-                # on a hit, the time the stored evaluation took when it was computed
-                "eval_seconds": float(preds.extra.get("seconds", preds.seconds)) if hit else preds.seconds,
-                **({"cached": True} if hit else {}),
-                **{name: means[name] for name in ("nll", "ece", "normalized_accuracy") if name in means},
-                **{f"accuracy/{task}": row["accuracy"] for task, row in result["tasks"].items()}}
+    trial_recipe = trials.trial_recipe
+    objective = trials.objective if workers == 1 else _recipe(zoo, cache, trials, anchor_params, device)
 
     if isinstance(log_path, str) and log_path == "cache":
         log_path = cache_log_path(cache, settings, space, strategy=strategy, budget=budget, seed=seed,
-                                  n_initial=n_initial, grid_sizes=grid_sizes)
-    result = search(objective, space, strategy=strategy, budget=budget, seed=seed, log_path=log_path,
-                    n_initial=n_initial, grid_sizes=grid_sizes, settings=settings, progress=progress,
-                    desc=f"bmm {strategy}")
+                                  n_initial=n_initial, grid_sizes=grid_sizes, batch=batch or workers)
+    executor = None
+    if workers > 1:
+        from .distributed import RayExecutor
+
+        executor = RayExecutor(objective, workers, address=ray_address,
+                               gpus_per_worker=1.0 if str(device).startswith("cuda") else 0.0)
+    try:
+        result = search(objective, space, strategy=strategy, budget=budget, seed=seed, log_path=log_path,
+                        n_initial=n_initial, grid_sizes=grid_sizes, settings=settings, progress=progress,
+                        desc=f"bmm {strategy}", workers=workers, batch=batch, executor=executor)
+    finally:
+        if executor is not None:
+            executor.close()
     timing.update(trial_timing(result), search_s=result.seconds)
 
     best = result.best_params

@@ -31,6 +31,17 @@ like a search log is never overwritten. Each trial line carries ``check``, a che
 before, so a line edited by hand (even into valid JSON) is refused as corruption (format-1 logs, written before
 checksums, are read without this check). A search holds an exclusive lock on its log (``.<log>.lock`` beside it)
 while it runs: a second search on the same log is refused with an error naming the holder.
+
+Workers (``search(workers=k)``, or ``executor=``): the trials of a batch run at once on an executor (in process by
+default, one at a time; ``nbmerge.tune.distributed.RayExecutor`` on a Ray cluster). ``bayes``/``shared`` ask ``batch``
+points at a time (skopt's constant liar, :data:`BATCH_STRATEGY`; ``batch`` and the strategy join the log's
+settings when above 1, so ``workers=1`` writes the same log as before batches existed), ``random``/``grid`` hand
+out the same points whatever the batch. Batch j is always trials [j·batch, (j+1)·batch). The driver alone writes
+the log, in proposal order, each trial as soon as every earlier one is done; a trial whose worker fails is
+submitted once more, then logged as failed (``"value": null`` and its ``"error"``): the optimiser is told the worst
+successful value so far for it, and a search whose every trial so far failed stops. A resumed ``bayes``/``shared``
+search keeps the batch its log records, whatever ``workers`` now is, and ends where an uninterrupted run with
+that batch would have. A trial's ``search_seconds`` is then its share of its batch's ask and of the tell before.
 """
 
 from __future__ import annotations
@@ -50,7 +61,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from ..errors import NbmergeError
+from ..errors import NbmergeError, NbmergeWarning
 from ..io import atomic_write_text, jsonable
 
 STRATEGIES = ("bayes", "random", "grid", "shared")
@@ -62,6 +73,10 @@ LOG_FORMAT = 2                 # 2: every trial line carries a checksum chained 
 _READABLE_FORMATS = (1, 2)
 _MAGIC = "nbmerge_search_log"  # the first key of line 1: a file that does not start with it is not ours
 _REPLAY_TOLERANCE = 1e-9       # relative: a re-proposed point further than this from the logged one is a mismatch
+# How bayes/shared propose a batch of k points (workers > 1): skopt's constant liar, each pending point told the
+# worst value seen so far (skopt minimises, so its "cl_min" is our worst). Recorded in the log's settings.
+BATCH_STRATEGY = "cl_min"
+ATTEMPTS = 2                   # a trial whose worker fails is tried once more, then logged as failed
 
 
 # -- the box -----------------------------------------------------------------------------------------------------
@@ -203,6 +218,22 @@ class _Bayes:
         # skopt minimises. The GP is not refitted after the last trial: it would propose nothing.
         self.optimizer.tell(list(point), -value, fit=not last)
 
+    def ask_batch(self, n: int) -> list[list[float]]:
+        """``n`` points at once by skopt's constant liar (:data:`BATCH_STRATEGY`): each point is told to a copy of
+        the optimiser with the lie "as bad as the worst value so far" before the next is asked. ``n = 1`` is
+        exactly :meth:`ask` (a batched ask draws a seed for the copy, so it would change the sequence)."""
+        if n == 1:
+            return [self.ask()]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return [[float(v) for v in p] for p in self.optimizer.ask(n_points=n, strategy=BATCH_STRATEGY)]
+
+    def tell_batch(self, points: list[list[float]], values: list[float], last: bool) -> None:
+        if len(points) == 1:
+            self.tell(points[0], values[0], last)
+        else:
+            self.optimizer.tell([list(p) for p in points], [-v for v in values], fit=not last)
+
 
 class _Random:
     def __init__(self, space: Space, seed: int):
@@ -214,6 +245,12 @@ class _Random:
         return [float(v) for v in self.rng.uniform(self.low, self.high)]
 
     def tell(self, point, value, last) -> None:
+        pass
+
+    def ask_batch(self, n: int) -> list[list[float]]:
+        return [self.ask() for _ in range(n)]  # the same stream of points, whatever the batch size
+
+    def tell_batch(self, points, values, last) -> None:
         pass
 
 
@@ -228,6 +265,12 @@ class _Grid:
     def tell(self, point, value, last) -> None:
         self.next += 1
 
+    def ask_batch(self, n: int) -> list[list[float]]:
+        return [list(p) for p in self.points[self.next:self.next + n]]
+
+    def tell_batch(self, points, values, last) -> None:
+        self.next += len(points)
+
 
 # -- results ---------------------------------------------------------------------------------------------------
 
@@ -237,13 +280,21 @@ class Trial:
     params: dict[str, float]          # what the objective received (every name of the space)
     value: float                      # maximised
     seconds: float                    # time in the objective
-    search_seconds: float = 0.0       # time proposing the point and updating the optimiser (ask + tell)
+    search_seconds: float = 0.0       # optimiser time: its share of its batch's ask and of the tell before
     metrics: dict = field(default_factory=dict)
     replayed: bool = False            # read from the log in this call rather than evaluated
+    error: Optional[str] = None       # why the trial failed (its worker crashed twice); value is then NaN
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
 
     def to_dict(self) -> dict:
-        return {"trial": self.index, "params": self.params, "value": self.value, "seconds": self.seconds,
-                "search_seconds": self.search_seconds, "metrics": self.metrics}
+        record = {"trial": self.index, "params": self.params, "value": None if self.failed else self.value,
+                  "seconds": self.seconds, "search_seconds": self.search_seconds, "metrics": self.metrics}
+        if self.failed:  # only then: a log without failures is byte-for-byte what it always was
+            record["error"] = self.error
+        return record
 
 
 @dataclass
@@ -260,9 +311,10 @@ class SearchResult:
     @property
     def best(self) -> Trial:
         # The first trial reaching the maximum: ties (accuracy is discrete) resolve to the earliest, deterministically.
-        if not self.trials:
-            raise NbmergeError("the search has no trials")
-        return max(self.trials, key=lambda t: (t.value, -t.index))
+        done = [t for t in self.trials if not t.failed]
+        if not done:
+            raise NbmergeError("the search has no successful trials")
+        return max(done, key=lambda t: (t.value, -t.index))
 
     @property
     def best_params(self) -> dict[str, float]:
@@ -274,8 +326,12 @@ class SearchResult:
 
     @property
     def convergence(self) -> list[float]:
-        """Best value so far after each trial."""
-        return [float(v) for v in np.maximum.accumulate([t.value for t in self.trials])]
+        """Best value so far after each trial (failed trials are NaN and skipped; NaN before any success)."""
+        return [float(v) for v in np.fmax.accumulate([t.value for t in self.trials])]
+
+    @property
+    def failed(self) -> list[Trial]:
+        return [t for t in self.trials if t.failed]
 
     @property
     def trial_seconds(self) -> float:
@@ -289,7 +345,8 @@ class SearchResult:
     def to_dict(self) -> dict:
         return {"strategy": self.strategy, "settings_hash": self.settings_hash, "settings": self.settings,
                 "best_trial": self.best.index, "best_params": self.best_params, "best_value": self.best_value,
-                "convergence": self.convergence, "seconds": self.seconds, "trial_seconds": self.trial_seconds,
+                "convergence": _jsonable(self.convergence, "convergence"), "seconds": self.seconds,
+                "trial_seconds": self.trial_seconds, "failed_trials": [t.index for t in self.failed],
                 "replayed": self.replayed, "replay_mismatches": self.replay_mismatches,
                 "log_path": str(self.log_path) if self.log_path else None,
                 "trials": [t.to_dict() for t in self.trials]}
@@ -450,6 +507,65 @@ class _Log:
             self.handle.close()
 
 
+# -- executors: who evaluates the trials ----------------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    """What an executor reports for one trial: the objective's return value and its seconds, or why it failed."""
+
+    out: Any = None
+    seconds: float = 0.0
+    error: Optional[str] = None
+
+
+def build_objective(objective):
+    """The objective itself, or, for an objective *recipe* (an object with ``build_objective()``: a picklable
+    description from which a remote worker rebuilds an objective too large to ship), the objective it builds."""
+    build = getattr(objective, "build_objective", None)
+    return build() if callable(build) else objective
+
+
+class InProcess:
+    """The default executor: one trial at a time in this process, in submission order.
+
+    An executor has ``workers`` (trials it runs at once), ``submit(key, params)``, ``next() -> (key, Outcome)``
+    (blocks until some submitted trial finishes, in any order; a failure is an ``Outcome`` with ``error``, not an
+    exception) and ``close()``. This one lets an exception of the objective propagate: the search stops as a
+    crash of the whole run would (rerun with the log to resume), which is what a search without workers always did.
+    """
+
+    workers = 1
+
+    def __init__(self, objective):
+        self.objective = build_objective(objective)
+        self.queue: list = []
+
+    def submit(self, key, params: dict) -> None:
+        self.queue.append((key, params))
+
+    def next(self) -> tuple[Any, Outcome]:
+        key, params = self.queue.pop(0)
+        began = time.perf_counter()
+        out = self.objective(dict(params))
+        return key, Outcome(out, time.perf_counter() - began)
+
+    def close(self) -> None:
+        self.queue.clear()
+
+
+def _logged_batch(path: Optional[Path]) -> Optional[int]:
+    """The batch size a log's header records (1 when it records none), or None when there is no readable header:
+    a resumed bayes/shared search keeps the batch its log was written with, whatever ``workers`` now is."""
+    if path is None or not path.is_file():
+        return None
+    try:
+        with open(path, "rb") as handle:
+            header = json.loads(handle.readline())
+        return int(header["settings"].get("batch", 1)) if header.get(_MAGIC) in _READABLE_FORMATS else None
+    except (ValueError, KeyError, TypeError, AttributeError, OSError):
+        return None  # _read_log says what is wrong with it
+
+
 # -- the search ----------------------------------------------------------------------------------------------------
 
 def _check_int(name: str, value, low: int, high: Optional[int] = None) -> int:
@@ -478,7 +594,8 @@ def search(objective: Callable[[dict[str, float]], Any], space: Space, *, strate
            budget: Optional[int] = None, seed: int = 0, log_path: Union[str, os.PathLike, None] = None,
            n_initial: Optional[int] = None, initial_design: str = "sobol", xi: float = 0.01,
            grid_sizes: Union[int, Mapping[str, int]] = DEFAULT_GRID, settings: Optional[Mapping] = None,
-           progress: bool = True, desc: str = "search") -> SearchResult:
+           progress: bool = True, desc: str = "search", workers: Optional[int] = None, batch: Optional[int] = None,
+           executor=None) -> SearchResult:
     """Maximise ``objective`` over ``space``; see the module docstring for strategies, the log and resuming.
 
     ``budget``: trials (default 20; ``grid``: the grid's size, and a given budget must equal it). ``n_initial``:
@@ -486,6 +603,13 @@ def search(objective: Callable[[dict[str, float]], Any], space: Space, *, strate
     initial point generator. ``xi``: EI's exploration margin (skopt's default 0.01, on the normalised target).
     ``settings``: the caller's description of the objective (JSON-able); it joins the log's identity, so a log
     cannot be resumed against another objective. ``seed`` fixes every proposal: same seed, same points.
+
+    ``workers``: trials evaluated at once (default 1, or ``executor.workers``); more than 1 without an ``executor``
+    runs them on a local Ray cluster (``nbmerge.tune.distributed.RayExecutor``; ``objective`` may then be a recipe with
+    ``build_objective()``, built once per worker). ``batch``: points proposed at a time (default: the batch a
+    resumed log records, else ``workers``); for bayes/shared a batch above 1 changes the proposals (constant liar)
+    and is recorded in the log's settings; random and grid points do not depend on it. ``executor``: who runs the
+    trials (:class:`InProcess` by default); the caller keeps ownership of one it passes.
     """
     start = time.perf_counter()
     if not isinstance(space, Space):
@@ -493,6 +617,7 @@ def search(objective: Callable[[dict[str, float]], Any], space: Space, *, strate
     if strategy not in STRATEGIES:
         raise NbmergeError(f"search: strategy must be one of {STRATEGIES}, got {strategy!r}")
     seed = _check_int("seed", seed, 0, 2**32 - 1)
+    workers = _check_int("workers", getattr(executor, "workers", 1) if workers is None else workers, 1)
     if strategy == "shared" and not space.tied:
         raise NbmergeError("search: strategy 'shared' needs a space with tied names (Space(..., tied=[...]))")
     searched = space.reduced() if strategy in ("shared", "grid") else space
@@ -502,6 +627,14 @@ def search(objective: Callable[[dict[str, float]], Any], space: Space, *, strate
             raise NbmergeError(f"search: the grid has {size} points; leave budget out or set it to {size}")
         budget = size
     budget = _check_int("budget", DEFAULT_BUDGET if budget is None else budget, 1)
+    path = Path(log_path) if log_path is not None else None
+    if batch is None:
+        batch = (_logged_batch(path) or workers) if strategy in ("bayes", "shared") else workers
+    batch = _check_int("batch", batch, 1)
+    if workers > batch:
+        warnings.warn(f"search: {workers} workers but batches of {batch} point(s)"
+                      + (" (the batch the log was written with)" if path is not None and path.exists() else "")
+                      + f": only {batch} of them will be busy at a time", NbmergeWarning, stacklevel=2)
     identity: dict[str, Any] = {"strategy": strategy, "space": space.to_dict(), "seed": seed, "budget": budget}
     if strategy in ("bayes", "shared"):
         n_initial = min(DEFAULT_INITIAL, budget) if n_initial is None else n_initial
@@ -512,6 +645,8 @@ def search(objective: Callable[[dict[str, float]], Any], space: Space, *, strate
             raise NbmergeError(f"search: xi must be a number >= 0, got {xi!r}")
         identity.update(surrogate="GP Matern-5/2 (skopt)", acquisition="EI", n_initial=n_initial,
                         initial_design=initial_design, xi=float(xi))
+        if batch > 1:  # absent at 1: a sequential search's log is exactly what it was before batches existed
+            identity.update(batch=batch, batch_strategy=f"constant liar (skopt {BATCH_STRATEGY})")
     elif strategy == "grid":
         identity["grid_sizes"] = grid_sizes if isinstance(grid_sizes, int) else dict(grid_sizes)
     identity["objective"] = jsonable(dict(settings or {}), "search settings")
@@ -525,62 +660,129 @@ def search(objective: Callable[[dict[str, float]], Any], space: Space, *, strate
     else:
         proposer = _Grid(searched, grid_sizes)
 
-    path = Path(log_path) if log_path is not None else None
     lock = _Lock(path) if path is not None else None
+    owned = None
     try:
-        return _run(objective, space, searched, proposer, strategy, budget, identity, digest, path, progress, desc,
-                    start)
+        if executor is None:
+            if workers == 1:
+                executor = owned = InProcess(objective)
+            else:
+                from .distributed import RayExecutor
+
+                executor = owned = RayExecutor(objective, workers)
+        return _run(executor, space, searched, proposer, strategy, budget, batch, identity, digest, path,
+                    progress, desc, start)
     finally:
+        if owned is not None:
+            owned.close()
         if lock is not None:
             lock.release()
 
 
-def _run(objective, space: Space, searched: Space, proposer, strategy: str, budget: int, identity: dict,
-         digest: str, path: Optional[Path], progress: bool, desc: str, start: float) -> SearchResult:
+def _replayed(record: dict, space: Space, searched: Space, path: Optional[Path]) -> tuple[Trial, list[float]]:
+    """A logged trial, and its point in the searched space (what the optimiser is told)."""
+    index = record["trial"]
+    space.check(record["params"], f"{path}, trial {index}")
+    point = list(space.reduce(record["params"]).values()) if searched is not space \
+        else [float(record["params"][n]) for n in space.names]
+    value, error = record["value"], record.get("error")
+    if error is not None:
+        if value is not None:
+            raise NbmergeError(f"{path}, trial {index}: a failed trial cannot have a value ({value!r})")
+        value = float("nan")
+    elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise NbmergeError(f"{path}, trial {index}: value {value!r} is not a finite number")
+    trial = Trial(index, {n: float(record["params"][n]) for n in space.names}, float(value),
+                  float(record.get("seconds", 0.0)), float(record.get("search_seconds", 0.0)),
+                  record.get("metrics", {}), replayed=True, error=error)
+    return trial, point
+
+
+def _evaluate(executor, fresh: dict[int, dict], search_seconds: float):
+    """Run a batch's new trials on ``executor``; yield each as a ``Trial`` in proposal order, as soon as every
+    earlier one is done (so the log never waits for more than it must). A trial whose worker failed is submitted
+    once more; failing again, it is yielded as failed, with its error, and the search goes on."""
+    attempts = dict.fromkeys(fresh, 1)
+    for index, params in fresh.items():
+        executor.submit(index, params)
+    order, done = sorted(fresh), {}
+    while order:
+        index, outcome = executor.next()
+        if outcome.error is not None and attempts[index] < ATTEMPTS:
+            attempts[index] += 1
+            executor.submit(index, fresh[index])
+            continue
+        done[index] = outcome
+        while order and order[0] in done:
+            index = order.pop(0)
+            outcome, params = done.pop(index), fresh[index]
+            if outcome.error is not None:
+                error = f"{outcome.error} (failed {ATTEMPTS} times)"
+                warnings.warn(f"trial {index} failed: {error}; logged as failed, the search goes on",
+                              NbmergeWarning, stacklevel=2)
+                yield Trial(index, params, float("nan"), outcome.seconds, search_seconds, {}, error=error)
+            else:
+                value, metrics = _value_and_metrics(outcome.out, index, params)
+                yield Trial(index, params, value, outcome.seconds, search_seconds, metrics)
+
+
+def _told_values(batch: list[Trial], trials: list[Trial]) -> list[float]:
+    """What the optimiser is told for a batch: each value, and for a failed trial the worst value among every
+    successful trial so far (a region where trials fail is not worth revisiting). Depends only on the logged
+    trials, in order, so a replay tells exactly the same."""
+    if not any(t.failed for t in batch):
+        return [t.value for t in batch]
+    succeeded = [t.value for t in trials if not t.failed]
+    if not succeeded:
+        first = next(t for t in trials if t.failed)
+        raise NbmergeError(f"every trial so far failed (trial {first.index}: {first.error}); the log keeps them. "
+                           "Fix the cause and move the log away to start again")
+    return [min(succeeded) if t.failed else t.value for t in batch]
+
+
+def _run(executor, space: Space, searched: Space, proposer, strategy: str, budget: int, batch: int,
+         identity: dict, digest: str, path: Optional[Path], progress: bool, desc: str, start: float) -> SearchResult:
     records, previous, checked = _read_log(path, identity, digest) if path is not None else ([], "", True)
     if len(records) > budget:
         raise NbmergeError(f"{path} holds {len(records)} trials, more than the budget {budget}")
 
-    trials: list[Trial] = []
-    mismatches = 0
-    for record in records:
-        index = record["trial"]
-        space.check(record["params"], f"{path}, trial {index}")
-        point = list(space.reduce(record["params"]).values()) if searched is not space \
-            else [float(record["params"][n]) for n in space.names]
-        proposed = proposer.ask()
-        if not all(math.isclose(a, b, rel_tol=_REPLAY_TOLERANCE, abs_tol=_REPLAY_TOLERANCE)
-                   for a, b in zip(proposed, point)):
-            mismatches += 1
-        value = record["value"]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise NbmergeError(f"{path}, trial {index}: value {value!r} is not a finite number")
-        proposer.tell(point, float(value), last=index == budget - 1)
-        trials.append(Trial(index, {n: float(record["params"][n]) for n in space.names}, float(value),
-                            float(record.get("seconds", 0.0)), float(record.get("search_seconds", 0.0)),
-                            record.get("metrics", {}), replayed=True))
-
     from tqdm import tqdm  # not tqdm.auto: in a notebook it warns about ipywidgets, which reports do not need
 
+    trials: list[Trial] = []
+    mismatches = 0
     log = _Log(path, previous, checked)
-    bar = tqdm(total=budget, initial=len(trials), desc=desc, disable=not progress, leave=False)
+    bar = tqdm(total=budget, initial=min(len(records), budget), desc=desc, disable=not progress, leave=False)
+    telling = 0.0  # the previous batch's tell: the optimiser time of this batch's trials is that plus its ask
     try:
-        for index in range(len(trials), budget):
+        # Batch j is always trials [j·batch, (j+1)·batch), asked whole even where the budget cuts it (the extra
+        # points are dropped): a larger budget then extends a search exactly, and a resumed log replays the same
+        # asks and tells as the run that wrote it.
+        for first in range(0, budget, batch):
             asked = time.perf_counter()
-            point = proposer.ask()
-            params = space.expand(dict(zip(searched.names, point)))
-            proposing = time.perf_counter() - asked
-            began = time.perf_counter()
-            out = objective(dict(params))
-            seconds = time.perf_counter() - began
-            value, metrics = _value_and_metrics(out, index, params)
+            points = proposer.ask_batch(batch)[:budget - first]
+            share = (telling + time.perf_counter() - asked) / len(points)
+            fresh = {}
+            for offset, point in enumerate(points):
+                index = first + offset
+                if index < len(records):
+                    trial, logged = _replayed(records[index], space, searched, path)
+                    if not all(math.isclose(a, b, rel_tol=_REPLAY_TOLERANCE, abs_tol=_REPLAY_TOLERANCE)
+                               for a, b in zip(point, logged)):
+                        mismatches += 1
+                    points[offset] = logged  # the logged point and value are what the optimiser is told
+                    trials.append(trial)
+                else:
+                    fresh[index] = space.expand(dict(zip(searched.names, point)))
+            for trial in _evaluate(executor, fresh, share):
+                log.write(trial.to_dict())
+                trials.append(trial)
+                bar.update(1)
+                best = [t.value for t in trials if not t.failed]
+                if best:
+                    bar.set_postfix(best=f"{max(best):.4g}")
             told = time.perf_counter()
-            proposer.tell(point, value, last=index == budget - 1)
-            trial = Trial(index, params, value, seconds, proposing + time.perf_counter() - told, metrics)
-            log.write(trial.to_dict())
-            trials.append(trial)
-            bar.update(1)
-            bar.set_postfix(best=f"{max(t.value for t in trials):.4g}")
+            proposer.tell_batch(points, _told_values(trials[first:], trials), last=first + len(points) == budget)
+            telling = time.perf_counter() - told
     finally:
         bar.close()
         log.close()
@@ -598,6 +800,7 @@ def read_log(path: Union[str, os.PathLike]) -> tuple[dict, list[Trial]]:
     if not records or not isinstance(records[0], dict) or records[0].get(_MAGIC) not in _READABLE_FORMATS:
         raise NbmergeError(f"{path}: not a format-{LOG_FORMAT} search log")
     _verify_chain(Path(path), lines[0], records[0], records[1:])
-    trials = [Trial(r["trial"], r["params"], r["value"], r.get("seconds", 0.0), r.get("search_seconds", 0.0),
-                    r.get("metrics", {}), replayed=True) for r in records[1:]]
+    trials = [Trial(r["trial"], r["params"], float("nan") if r.get("error") is not None else r["value"],
+                    r.get("seconds", 0.0), r.get("search_seconds", 0.0), r.get("metrics", {}), replayed=True,
+                    error=r.get("error")) for r in records[1:]]
     return records[0], trials
