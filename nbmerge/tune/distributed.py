@@ -25,7 +25,7 @@ from collections import deque
 from typing import Any, Optional
 
 from ..errors import NbmergeError
-from .search import Outcome, build_objective
+from .executors import Outcome, build_objective
 
 INSTALL = "pip install 'nbmerge[distributed]' (or pip install 'ray>=2.40')"
 _ERROR_CHARS = 600  # an error's text in the log is cut to this many characters

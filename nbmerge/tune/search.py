@@ -63,6 +63,7 @@ import numpy as np
 
 from ..errors import NbmergeError, NbmergeWarning
 from ..io import atomic_write_text, jsonable
+from .executors import InProcess, Outcome, build_objective  # noqa: F401  (part of this module's API)
 
 STRATEGIES = ("bayes", "random", "grid", "shared")
 DEFAULT_BUDGET = 20       # the paper's BO budget
@@ -345,7 +346,7 @@ class SearchResult:
     def to_dict(self) -> dict:
         return {"strategy": self.strategy, "settings_hash": self.settings_hash, "settings": self.settings,
                 "best_trial": self.best.index, "best_params": self.best_params, "best_value": self.best_value,
-                "convergence": _jsonable(self.convergence, "convergence"), "seconds": self.seconds,
+                "convergence": jsonable(self.convergence, "convergence"), "seconds": self.seconds,
                 "trial_seconds": self.trial_seconds, "failed_trials": [t.index for t in self.failed],
                 "replayed": self.replayed, "replay_mismatches": self.replay_mismatches,
                 "log_path": str(self.log_path) if self.log_path else None,
@@ -505,52 +506,6 @@ class _Log:
     def close(self) -> None:
         if self.handle is not None:
             self.handle.close()
-
-
-# -- executors: who evaluates the trials ----------------------------------------------------------------------------
-
-@dataclass
-class Outcome:
-    """What an executor reports for one trial: the objective's return value and its seconds, or why it failed."""
-
-    out: Any = None
-    seconds: float = 0.0
-    error: Optional[str] = None
-
-
-def build_objective(objective):
-    """The objective itself, or, for an objective *recipe* (an object with ``build_objective()``: a picklable
-    description from which a remote worker rebuilds an objective too large to ship), the objective it builds."""
-    build = getattr(objective, "build_objective", None)
-    return build() if callable(build) else objective
-
-
-class InProcess:
-    """The default executor: one trial at a time in this process, in submission order.
-
-    An executor has ``workers`` (trials it runs at once), ``submit(key, params)``, ``next() -> (key, Outcome)``
-    (blocks until some submitted trial finishes, in any order; a failure is an ``Outcome`` with ``error``, not an
-    exception) and ``close()``. This one lets an exception of the objective propagate: the search stops as a
-    crash of the whole run would (rerun with the log to resume), which is what a search without workers always did.
-    """
-
-    workers = 1
-
-    def __init__(self, objective):
-        self.objective = build_objective(objective)
-        self.queue: list = []
-
-    def submit(self, key, params: dict) -> None:
-        self.queue.append((key, params))
-
-    def next(self) -> tuple[Any, Outcome]:
-        key, params = self.queue.pop(0)
-        began = time.perf_counter()
-        out = self.objective(dict(params))
-        return key, Outcome(out, time.perf_counter() - began)
-
-    def close(self) -> None:
-        self.queue.clear()
 
 
 def _logged_batch(path: Optional[Path]) -> Optional[int]:
