@@ -316,6 +316,11 @@ PLAN: dict[str, Plan] = {
     "nbmerge pool import clip-tiny-3 --tasks MNIST,EuroSAT,SVHN --checkpoints /tmp/fake/ckpt --data-root "
     "/tmp/fake/data": Plan("run", check=_check_fake_import),
     "pip install h5py": Plan("not-run", "installs from PyPI: the tests are offline"),
+    "pip install 'nbmerge[distributed]'": Plan("not-run", "installs Ray from PyPI: the tests are offline"),
+    "python -m bench.distributed": Plan("help", "starts a local Ray cluster and runs searches: minutes"),
+    "nbmerge bmm-search --suite micro --anchor task_arithmetic --gram task_vector --budget 20 --workers 2 "
+    "--log trials.jsonl": Plan("parse", "starts a local Ray cluster (tests/test_distributed_search.py runs it, "
+                                        "marked ray)"),
     "python -m bench.gpu --out reports/gpu_check": Plan("help", "needs a GPU; minutes"),
     "python -m bench.memory --out reports/memory": Plan("help", "merges 20 ViT-B/32-sized experts: minutes"),
     "make peer-fusionbench": Plan("make", "installs FusionBench into its own venv (1.8 GB, 40 min)"),
