@@ -479,7 +479,8 @@ def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
     matplotlib.use("Agg")
     from nbmerge import protocol
     from nbmerge.experiments import pareto as experiment
-    from nbmerge.experiments.common import _jsonable, finish
+    from nbmerge.experiments.common import finish
+    from nbmerge.io import jsonable
     from nbmerge.pools import posteriors
 
     config = experiment.ParetoConfig(**SMOKE, cache=str(micro_cache))
@@ -523,7 +524,7 @@ def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
                for c in claims)
     assert not any("BRIEF" in c.source or "METHODS" in c.source for c in claims)
     metrics = experiment.metrics(results, costs, surrogates)
-    json.dumps(_jsonable(metrics))
+    json.dumps(jsonable(metrics))
     record = finish("pareto", headline=experiment.headline(results), claims=claims, config=experiment.as_dict(config),
                     metrics=metrics, out=tmp_path / "metrics.json")
     assert json.loads((tmp_path / "metrics.json").read_text())["headline"]["value"] == record["headline"]["value"]
