@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import nbmerge
-from bench.bmm import bench_bmm
+from nbmerge.tune.timing import time_bmm_trials
 from nbmerge.cli import main
 from nbmerge.diagnostics import gram_alignment
 from nbmerge.io import load_state_dict, save_state_dict
@@ -364,7 +364,7 @@ def test_cli_merges_without_grams_and_with_grams(tmp_path, tiny, capsys):
 
 
 def test_bench_runs_on_a_tiny_shape():
-    result = bench_bmm(width=16, layers=1, tasks=2, trials=1, log10_rhos=(-1.0,))
+    result = time_bmm_trials(width=16, layers=1, tasks=2, trials=1, log10_rhos=(-1.0,))
     assert result["method_ms_per_trial"] > 0
     assert result["fast_ms_per_trial"] > 0 and result["naive_ms_per_trial"] > 0
     assert result["max_abs_difference"] < 1e-9

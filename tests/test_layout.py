@@ -79,3 +79,23 @@ def test_import_and_help_do_not_load_torch():
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _top_level_imports(path: Path) -> set:
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            out.add(node.module.split(".")[0])
+    return out
+
+
+def test_the_package_does_not_import_the_repository_scripts():
+    # `bench/` and `tests/` are on the path only when Python starts in the repository root; a notebook's kernel
+    # (started in notebooks/) or an installed package cannot import them
+    scripts = {p.name for p in PACKAGE.parent.iterdir() if p.is_dir() and (p / "__init__.py").exists()} - {"nbmerge"}
+    assert {"bench", "tests"} & scripts
+    offenders = {str(p.relative_to(PACKAGE.parent)): sorted(_top_level_imports(p) & scripts)
+                 for p in PACKAGE.rglob("*.py") if _top_level_imports(p) & scripts}
+    assert offenders == {}

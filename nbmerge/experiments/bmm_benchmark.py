@@ -926,12 +926,12 @@ def search_headline(result: StrategyResult) -> dict:
 
 
 def solve_benchmark(zoo, config: SearchConfig) -> list[dict]:
-    """``bench.bmm``: one trial's BMM solves by the eigenbasis fast path vs a fresh ``torch.linalg.solve``,
+    """``time_bmm_trials`` (also ``python -m bench.bmm``): one trial's BMM solves by the eigenbasis fast path vs a fresh ``torch.linalg.solve``,
     on the zoo's shapes (its width, depth and task count; random weights: the cost does not depend on them) and,
     when ``bench_vit_b32``, on one ViT-B/32 block with 8 tasks (multiply by 12 for the whole image tower). Empty
     unless ``bench_solves``: a timing cannot come from a cache, and the default profile's warm rerun must compute
     nothing (each search's logged merge and evaluation times are shown either way)."""
-    from bench.bmm import bench_bmm
+    from ..tune.timing import time_bmm_trials
 
     if not config.bench_solves:
         return []
@@ -940,8 +940,8 @@ def solve_benchmark(zoo, config: SearchConfig) -> list[dict]:
         runs.append(("ViT-B/32 (1 of 12 blocks)", {"width": 768, "layers": 1, "tasks": 8}))
     out = []
     for label, shape in runs:
-        result = bench_bmm(**shape, trials=config.bench_trials, device=config.device,
-                           method_trial=label == "zoo", seed=config.seed)
+        result = time_bmm_trials(**shape, trials=config.bench_trials, device=config.device,
+                                 method_trial=label == "zoo", seed=config.seed)
         out.append({"model": label, **shape, **result})
     return out
 
