@@ -10,6 +10,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Iterable
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 from .errors import NbmergeError
@@ -73,3 +74,31 @@ def build_config(cls, namespace: dict[str, Any]):
             check_fits(f"parameter {f.name!r}", namespace[f.name], example_of(hints[f.name]))
             values[f.name] = namespace[f.name]
     return cls(**values)
+
+
+def notebook_parameters(path: Path) -> dict[str, Any]:
+    """The defaults declared in the notebook's ``parameters`` cell (there must be exactly one)."""
+    import nbformat
+
+    nb = nbformat.read(str(path), as_version=4)
+    cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    if len(cells) != 1:
+        raise NbmergeError(f"{path.name}: needs exactly one cell tagged `parameters`, found {len(cells)}")
+    namespace: dict[str, Any] = {}
+    try:
+        exec(compile(cells[0].source, f"{path.name}:parameters", "exec"), {}, namespace)  # literals only
+    except Exception as err:
+        raise NbmergeError(f"{path.name}: the parameters cell must hold literal assignments only ({err})") from None
+    return {k: v for k, v in namespace.items() if not k.startswith("_")}
+
+
+def notebook_config(cls, notebook: str | Path, **overrides):
+    """The config a notebook builds at its defaults (its parameters cell), with ``overrides`` as papermill's ``-p``
+    would inject them: what a script or a test runs to get exactly the notebook's setting. An override the notebook
+    does not declare is an error (a misspelt knob must not pass silently)."""
+    path = Path(notebook)
+    declared = notebook_parameters(path)
+    unknown = sorted(set(overrides) - set(declared))
+    if unknown:
+        raise NbmergeError(f"{path.name} declares no parameter {', '.join(unknown)}")
+    return build_config(cls, {**declared, **overrides})

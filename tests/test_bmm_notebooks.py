@@ -283,8 +283,8 @@ def _layers(name, profile):
     return out
 
 
-@pytest.mark.parametrize("name, config_class", [("bmm_benchmark", bench.BenchmarkConfig),
-                                                ("bmm_search", bench.SearchConfig)])
+@pytest.mark.parametrize("name, config_class", [("20_bmm_benchmark", bench.BenchmarkConfig),
+                                                ("23_bmm_search", bench.SearchConfig)])
 def test_notebook_parameters_match_the_config(name, config_class):
     from nbmerge.report.pipeline import notebook_parameters, resolve_parameters
 
@@ -310,19 +310,19 @@ def test_notebook_parameters_match_the_config(name, config_class):
 
 
 def test_the_profiles_scale():
-    default = bench.BenchmarkConfig(**_layers("bmm_benchmark", ""))
-    paper = bench.BenchmarkConfig(**_layers("bmm_benchmark", "paper"))
+    default = bench.BenchmarkConfig(**_layers("20_bmm_benchmark", ""))
+    paper = bench.BenchmarkConfig(**_layers("20_bmm_benchmark", "paper"))
     assert default.suites == ("text8",) and default.search_seeds >= 3 and not default.with_scale
     assert {"task_arithmetic", "ties"} & set(default.anchors) and set(default.anchors) - set(bench.WEAK_ANCHORS)
     assert paper.suites == ("text8", "text14", "text20") and paper.budget == 20 and paper.search_seeds >= 3
     assert set(paper.anchors) == set(bench.ANCHORS) and paper.with_scale and paper.val_examples == 0
-    search = bench.SearchConfig(**_layers("bmm_search", ""))
+    search = bench.SearchConfig(**_layers("23_bmm_search", ""))
     assert search.repeats >= 3 and search.grid_points >= bench.MUCH_LOWER_FACTOR * search.budget
     # the search notebook's BO runs are the benchmark's (the same logs): the same search in every respect
     same = ("budget", "n_initial", "with_scale", "val_examples", "gram_examples", "gram_seed", "by_depth", "seed")
     assert all(getattr(search, k) == getattr(default, k) for k in same)
     assert search.anchor in default.anchors and search.variant in default.variants
-    paper_search = bench.SearchConfig(**_layers("bmm_search", "paper"))
+    paper_search = bench.SearchConfig(**_layers("23_bmm_search", "paper"))
     assert paper_search.budget == 20 and paper_search.grid_points == 225 and paper_search.repeats >= 3
     assert all(getattr(paper_search, k) == getattr(paper, k) for k in same)  # shared there too
 
@@ -387,7 +387,7 @@ def test_benchmark_notebook_steps_on_micro(micro_cache, tmp_path):
     assert again.evaluations == 0 and all(x.tuning.search.replayed == 2 for x in again.runs)
     assert [x.test.mean_accuracy() for x in again.runs] == [x.test.mean_accuracy() for x in result.runs]
     out = tmp_path / "metrics.json"
-    finish("bmm_benchmark", headline=bench.benchmark_headline(results, "micro"), claims=claims,
+    finish("20_bmm_benchmark", headline=bench.benchmark_headline(results, "micro"), claims=claims,
            config=bench.as_dict(config), metrics={"runs": rows, "comparison": bench.comparison_table(results)},
            out=out)
     record = json.loads(out.read_text())

@@ -18,8 +18,8 @@ from nbmerge.pools.fake import FakeViT, write_fake_data, write_fake_pool
 from nbmerge.report.pipeline import Options, discover, notebook_parameters, run_reports
 
 TASKS = ["MNIST", "EuroSAT", "SVHN"]  # IDX, ImageFolder with its own val split, SVHN .mat
-SPLIT = {"open_clip": ["00_tour", "ace", "bmm_benchmark", "bmm_datafree"],
-         "hf": ["bmm_search", "bmm_calibration", "pareto"]}
+SPLIT = {"open_clip": ["00_tour", "10_ace", "20_bmm_benchmark", "22_bmm_datafree"],
+         "hf": ["23_bmm_search", "21_bmm_calibration", "30_pareto"]}
 
 
 def test_the_split_covers_every_notebook():

@@ -472,7 +472,7 @@ SMOKE = dict(suite="micro", tasks=("digits", "hebrew", "devanagari"), smoke=True
 
 
 def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
-    """What notebooks/pareto.ipynb runs, with smoke-sized budgets, twice: the second run trains, merges and
+    """What notebooks/30_pareto.ipynb runs, with smoke-sized budgets, twice: the second run trains, merges and
     evaluates nothing (trial cache and records) and gives the same numbers and verdicts."""
     import matplotlib
 
@@ -482,11 +482,12 @@ def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
     from nbmerge.experiments.common import finish
     from nbmerge.io import jsonable
     from nbmerge.pools import posteriors
+    from nbmerge.pools.zoo import open_zoo
 
     config = experiment.ParetoConfig(**SMOKE, cache=str(micro_cache))
 
     def run():
-        zoo = experiment.open_zoo(config)
+        zoo = open_zoo(config.suite, config.cache)
         surrogates = experiment.prepare(zoo, config, log=lambda *_: None)
         results = [experiment.run_subset(zoo, index, surrogates, config, log=lambda *_: None)
                    for index in ([0, 1], [0, 1, 2])]
@@ -525,7 +526,7 @@ def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
     assert not any("BRIEF" in c.source or "METHODS" in c.source for c in claims)
     metrics = experiment.metrics(results, costs, surrogates)
     json.dumps(jsonable(metrics))
-    record = finish("pareto", headline=experiment.headline(results), claims=claims, config=experiment.as_dict(config),
+    record = finish("30_pareto", headline=experiment.headline(results), claims=claims, config=experiment.as_dict(config),
                     metrics=metrics, out=tmp_path / "metrics.json")
     assert json.loads((tmp_path / "metrics.json").read_text())["headline"]["value"] == record["headline"]["value"]
     experiment.plot_front_2d(two)

@@ -310,7 +310,7 @@ PLAN: dict[str, Plan] = {
     "nbmerge report -p suite clip-vit-b32-8 -p suites '[clip-vit-b32-8]' -p tasks '[MNIST, SVHN, EuroSAT]' -p "
     "device cuda": Plan("dry-run", _REPORT_SLOW + "; test_one_report_on_the_fake_pool runs its tour with --smoke",
                         check=_check_clip_report),
-    ".venv/bin/papermill notebooks/ace.ipynb out.ipynb -p suite clip-vit-b32-8 -y 'suites: [clip-vit-b32-8]' -p "
+    ".venv/bin/papermill notebooks/10_ace.ipynb out.ipynb -p suite clip-vit-b32-8 -y 'suites: [clip-vit-b32-8]' -p "
     "checkpoints /data/ckpt/ViT-B-32 -p data_root /data/datasets -p device cuda": Plan(
         "prepare", "ace at its default parameters takes minutes even on the fake pool", check=_check_papermill),
     "nbmerge pool import clip-tiny-3 --tasks MNIST,EuroSAT,SVHN --checkpoints /tmp/fake/ckpt --data-root "

@@ -7,6 +7,7 @@ import pytest
 from nbmerge import protocol
 from nbmerge.errors import NbmergeError
 from nbmerge.experiments import tour
+from nbmerge.pools.zoo import open_zoo
 
 TASKS = ("a", "b")
 N = 300          # test examples per task
@@ -108,7 +109,7 @@ def test_rows_have_no_missing_cells_and_the_figures_draw():
 
 
 def test_preview_summary_points_to_the_pareto_report_when_off():
-    assert "pareto.ipynb" in tour.preview_summary(None)
+    assert "30_pareto.ipynb" in tour.preview_summary(None)
     flat = {"tasks": ["a", "b"], "hypervolume": {"simple": 0.0, "ivon_hess": 0.0}}
     assert "no trade-off" in tour.preview_summary(flat)
     assert "no trade-off" not in tour.preview_summary({**flat, "hypervolume": {"simple": 0.01}})
@@ -159,7 +160,7 @@ def test_the_tour_on_micro_goes_through_the_trial_cache(micro_cache, monkeypatch
     no Grams, and gives the same numbers."""
     config = tour.TourConfig(suite="micro", cache=str(micro_cache), methods=("task_arithmetic", "ties", "regmean"),
                              val_examples=40, gram_examples=16, bmm_grams=("task_vector",))
-    zoo = tour.open_zoo(config)
+    zoo = open_zoo(config.suite, config.cache)
     base, experts = tour.load_models(zoo)
     collected, merged = [], []
     real_merge = tour.merge

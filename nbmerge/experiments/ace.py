@@ -1,4 +1,4 @@
-"""The logic behind ``notebooks/ace.ipynb``: ACE-Merging against the data-free baselines, its ablation, its gate.
+"""The logic behind ``notebooks/10_ace.ipynb``: ACE-Merging against the data-free baselines, its ablation, its gate.
 
 Protocol (decided here, stated in the report):
 
@@ -42,7 +42,7 @@ from ..device import resolve_device
 from ..diagnostics import ace_diagnostics
 from ..errors import NbmergeError
 from ..methods.ace import CODE_EPS, PAPER_EPS
-from .common import check_config, claim, zoo_log
+from .common import check_config, claim
 
 PAPER_VIT_EPS = PAPER_EPS["vit"]
 SOURCE = "ACE-Merging, arXiv 2603.02945"
@@ -149,11 +149,9 @@ class Lab:
 
 def open_lab(suite: str, config: AceConfig, log=print) -> Lab:
     from ..io import load_state_dict
-    from ..pools.zoo import build_zoo, is_pool, load_zoo
+    from ..pools.zoo import open_zoo
 
-    if not is_pool(suite):
-        build_zoo(suite, cache=config.cache or None, quiet=True, log=zoo_log(suite))
-    zoo = load_zoo(suite, config.cache or None)
+    zoo = open_zoo(suite, config.cache)
     cache = protocol.trial_cache(zoo, config.device, config.cache, config.val_examples, config.seed, log=log)
     base = load_state_dict(zoo.base_path)
     experts = [load_state_dict(p) for p in zoo.expert_paths]

@@ -1,4 +1,4 @@
-"""The logic behind ``notebooks/bmm_benchmark.ipynb`` (claims B1, B2) and ``notebooks/bmm_search.ipynb`` (B3, B4).
+"""The logic behind ``notebooks/20_bmm_benchmark.ipynb`` (claims B1, B2) and ``notebooks/23_bmm_search.ipynb`` (B3, B4).
 
 BMM is Bayesian Model Merging (Li, Han, Su, Ji; arXiv 2605.12843). Both notebooks drive
 ``nbmerge.tune.bmm.tune_bmm`` (anchor, Grams, ``BMMSolver``, seeded resumable search, one test evaluation of
@@ -40,7 +40,8 @@ from ..device import resolve_device
 from ..errors import NbmergeError
 from ..methods import get_method
 from ..tune.search import STRATEGIES
-from .common import check_config, claim, zoo_log
+from ..pools.zoo import open_zoo
+from .common import check_config, claim
 
 SOURCE = "BMM, arXiv 2605.12843"
 ANCHORS = ("task_arithmetic", "ties", "tsv", "iso_cts", "wudi", "regmean")      # the paper's plug-in anchors
@@ -86,15 +87,6 @@ def gram_source(anchor: str, variant: str) -> tuple[str, float]:
 def anchor_params(anchor: str, wudi_steps: int) -> dict:
     """The anchor's own parameters, without α (tuned on validation): the ACE notebook's recipes."""
     return {"iters": wudi_steps} if anchor == "wudi" else {}
-
-
-def open_zoo(suite: str, cache: str = ""):
-    """The built suite (an embedded zoo is built first if missing; a clip-... pool must have been imported)."""
-    from ..pools.zoo import build_zoo, is_pool, load_zoo
-
-    if not is_pool(suite):
-        build_zoo(suite, cache=cache or None, quiet=True, log=zoo_log(suite))
-    return load_zoo(suite, cache or None)
 
 
 def relative_gain(value: float, anchor: float) -> float:

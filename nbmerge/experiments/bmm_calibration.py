@@ -1,4 +1,4 @@
-"""The logic behind ``notebooks/bmm_datafree.ipynb`` (claim B5 and Theorem 1) and ``notebooks/bmm_calibration.ipynb``
+"""The logic behind ``notebooks/22_bmm_datafree.ipynb`` (claim B5 and Theorem 1) and ``notebooks/21_bmm_calibration.ipynb``
 (claim B6) of BMM (Bayesian Model Merging, arXiv 2605.12843).
 
 * **B5, data-free validity.** Theorem 1: the input Gram E[xxᵀ] is positively correlated with Σ_t τ_tᵀτ_t, so the
@@ -74,7 +74,7 @@ from ..methods.bmm import task_vector_gram
 from ..modules import MODULE_TYPES
 from ..protocol import COLLAPSED_AGREEMENT, Interval, Predictions
 from ..tune.bmm import BMMTuning, tune_bmm
-from .common import check_config, claim, zoo_log
+from .common import check_config, claim
 from .tour import expert_grams, load_models
 
 ECE_BINS = 15
@@ -193,11 +193,9 @@ def as_dict(config) -> dict:
 def open_trials(config, log: Callable = lambda *_: None):
     """The zoo (built first if it is an embedded suite that is missing) and its shared trial cache, whose ``val``
     split is the seeded validation subset every notebook tunes on."""
-    from ..pools.zoo import build_zoo, is_pool, load_zoo
+    from ..pools.zoo import open_zoo
 
-    if not is_pool(config.suite):
-        build_zoo(config.suite, cache=config.cache or None, quiet=True, log=zoo_log(config.suite))
-    zoo = load_zoo(config.suite, config.cache or None)
+    zoo = open_zoo(config.suite, config.cache)
     return zoo, protocol.trial_cache(zoo, config.device, config.cache, config.val_examples, config.seed, log=log)
 
 

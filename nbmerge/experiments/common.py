@@ -112,12 +112,6 @@ def table(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, formats
     return HTML(f'<table class="nbmerge">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
 
 
-def zoo_log(suite: str):
-    """What a notebook passes to ``build_zoo``: each build step as a line (a first build takes minutes), prefixed
-    with the suite."""
-    return lambda message: print(f"zoo {suite}: {message}", flush=True)
-
-
 def prepare_suites(suites: Sequence[str], checkpoints: str = "", data_root: str = "", device: str = "cpu",
                    cache: str = "", log=print) -> None:
     """Make every suite a notebook uses ready: an embedded zoo builds itself when first loaded; a ``clip-...`` pool

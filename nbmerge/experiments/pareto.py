@@ -1,4 +1,4 @@
-"""The logic behind ``notebooks/pareto.ipynb``: Pareto-front previews by variational merging (arXiv 2412.08147)
+"""The logic behind ``notebooks/30_pareto.ipynb``: Pareto-front previews by variational merging (arXiv 2412.08147)
 against multitask fine-tuning, on a 2-task (and optionally a 3-task) subset of a zoo.
 
 Protocol (decided here, stated in the report; the paper's own protocol could not be checked):
@@ -47,7 +47,7 @@ from ..device import resolve_device, synchronize
 from ..errors import NbmergeError
 from ..io import atomic_write_text, load_state_dict
 from ..solvers import pareto
-from .common import check_config, claim, zoo_log
+from .common import check_config, claim
 
 # family → (label, what it is). The IVON families are nested (isotropic ⊂ diagonal ⊂ mixture) on the same runs.
 FAMILIES = {
@@ -144,13 +144,6 @@ class ParetoConfig:
 
 def as_dict(config: ParetoConfig) -> dict:
     return asdict(config)
-
-
-def open_zoo(config: ParetoConfig):
-    from ..pools.zoo import build_zoo, load_zoo
-
-    build_zoo(config.suite, cache=config.cache or None, quiet=True, log=zoo_log(config.suite))
-    return load_zoo(config.suite, config.cache or None)
 
 
 # ------------------------------------------------------------------------------------------------- surrogates

@@ -21,7 +21,7 @@ from ..methods import get_method
 from ..metrics import normalized_mean
 from ..modules import module_depth, module_type
 from ..walker import Walk, is_linear_weight, task_vectors
-from .common import check_config, zoo_log
+from .common import check_config
 
 # What each classic method fixes, in one line (shown in the comparison table and the notebook).
 EXPLAINS = {
@@ -35,7 +35,7 @@ EXPLAINS = {
 }
 REFERENCE = "task_arithmetic"   # every claim of the tour compares a method with task arithmetic
 GRAM_SOURCES = ("data", "task_vector")
-BMM_LOG10_RHO = -1.0            # the registered bmm's default prior strength (bmm_search.ipynb tunes it)
+BMM_LOG10_RHO = -1.0            # the registered bmm's default prior strength (23_bmm_search.ipynb tunes it)
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class TourConfig:
     top_fraction: float = 0.1    # share of singular directions compared in the subspace-overlap figure
     bmm_anchor: str = "task_arithmetic"   # the BMM section's anchor (prior mean), a data-free method
     bmm_grams: tuple = GRAM_SOURCES       # BMM with data Grams and/or data-free (task-vector Grams)
-    pareto_preview: bool = False  # train IVON posteriors for the Pareto preview (off: a pointer to pareto.ipynb)
+    pareto_preview: bool = False  # train IVON posteriors for the Pareto preview (off: a pointer to 30_pareto.ipynb)
     pareto_tasks: tuple = ()     # the preview's two tasks (empty: the zoo's first two)
     pareto_components: int = 2   # IVON runs per task in the Pareto preview (MultiIVON components)
     pareto_ivon_steps: int = 0   # IVON steps per run (0: the zoo's expert steps)
@@ -75,13 +75,6 @@ def module_kind(key: str) -> tuple[str, Optional[int]]:
     """(attn-in | attn-out | mlp-in | mlp-out | other, block depth), by BMM's tying rules (``nbmerge/modules.py``)."""
     kind = module_type(key)
     return (kind.replace("_", "-") if kind else "other"), module_depth(key)
-
-
-def open_zoo(config: TourConfig):
-    from ..pools.zoo import build_zoo, load_zoo
-
-    build_zoo(config.suite, cache=config.cache or None, quiet=True, log=zoo_log(config.suite))
-    return load_zoo(config.suite, config.cache or None)
 
 
 def load_models(zoo) -> tuple[dict, list[dict]]:
@@ -354,7 +347,7 @@ GRAM_LABELS = {"data": "data-assisted", "task_vector": "data-free"}
 
 def pareto_preview(zoo, config: TourConfig) -> Optional[dict]:
     """The Pareto notebook's 2-task preview (its IVON posteriors are cached in the zoo's store and shared with
-    ``pareto.ipynb`` when the settings match); ``None`` when ``config.pareto_preview`` is off."""
+    ``30_pareto.ipynb`` when the settings match); ``None`` when ``config.pareto_preview`` is off."""
     if not config.pareto_preview:
         return None
     from .pareto import tour_preview
@@ -367,7 +360,7 @@ def pareto_preview(zoo, config: TourConfig) -> Optional[dict]:
 def preview_summary(preview: Optional[dict]) -> str:
     if preview is None:
         return ("Pareto preview off (`pareto_preview = False`: training its IVON posteriors does not fit the "
-                "tour's budget); the Pareto report (pareto.ipynb) shows the fronts with multitask fine-tuning.")
+                "tour's budget); the Pareto report (30_pareto.ipynb) shows the fronts with multitask fine-tuning.")
     volumes = {f: round(h, 4) for f, h in preview["hypervolume"].items()}
     text = f"hypervolume above the base model on {' vs '.join(preview['tasks'])}: {volumes}"
     if not any(h > 0 for h in volumes.values()):

@@ -44,7 +44,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 import torch
@@ -597,6 +597,17 @@ class Zoo:
             self._evaluator = Evaluator(self.arch, _eval_splits(self.arrays, self.tasks), self.heads(), expert,
                                         device=device)
         return self._evaluator
+
+
+def open_zoo(suite: str, cache=None, log: Callable | None = None) -> Zoo:
+    """The suite every notebook and script opens: an embedded zoo is built first if it is missing (each build step a
+    line through ``log``, prefixed with the suite; a first build takes minutes), an imported ``clip-...`` pool must
+    have been imported; then ``load_zoo``."""
+    cache = cache or None
+    if not is_pool(suite):
+        say = log or (lambda message: print(f"zoo {suite}: {message}", flush=True))
+        build_zoo(suite, cache=cache, quiet=True, log=say)
+    return load_zoo(suite, cache)
 
 
 def load_zoo(suite: str, cache=None) -> Zoo:

@@ -30,7 +30,7 @@ import yaml
 
 from ..errors import NbmergeError, RunInterrupted
 from ..io import atomic_write_text
-from ..params import fits
+from ..params import fits, notebook_parameters
 from ..provenance import PROJECT_ROOT, git_sha
 from .html import VERDICTS, documents_in, install_mathjax, render_notebook, write_index
 from .validate import check_values
@@ -82,22 +82,6 @@ def _load_layer(path: Path) -> dict[str, dict]:
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise NbmergeError(f"{path}: expected a mapping of notebook name → {{parameter: value}}")
     return data
-
-
-def notebook_parameters(path: Path) -> dict[str, Any]:
-    """The defaults declared in the notebook's ``parameters`` cell (there must be exactly one)."""
-    import nbformat
-
-    nb = nbformat.read(str(path), as_version=4)
-    cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
-    if len(cells) != 1:
-        raise NbmergeError(f"{path.name}: needs exactly one cell tagged `parameters`, found {len(cells)}")
-    namespace: dict[str, Any] = {}
-    try:
-        exec(compile(cells[0].source, f"{path.name}:parameters", "exec"), {}, namespace)  # literals only
-    except Exception as err:
-        raise NbmergeError(f"{path.name}: the parameters cell must hold literal assignments only ({err})") from None
-    return {k: v for k, v in namespace.items() if not k.startswith("_")}
 
 
 PROFILES = ("default", "paper")

@@ -320,9 +320,9 @@ def _tour_anchor(value, ctx: Context) -> Optional[str]:
 
 # notebook → {parameter → check}: constraints of one notebook, checked after the table's
 NOTEBOOK_RULES: dict[str, dict[str, Check]] = {
-    "bmm_benchmark": {"suite": _in_suites},
-    "bmm_datafree": {"anchors": list_of(method(data_free=True, anchor=True))},
-    "bmm_calibration": {"samples": count(2)},
+    "20_bmm_benchmark": {"suite": _in_suites},
+    "22_bmm_datafree": {"anchors": list_of(method(data_free=True, anchor=True))},
+    "21_bmm_calibration": {"samples": count(2)},
     "00_tour": {"bmm_anchor": _tour_anchor},
 }
 
