@@ -429,7 +429,7 @@ def spread(values: Sequence[float]) -> str:
 
 def gram_name(examples: int, seed: int = 0) -> str:
     """How recipes name data Grams: each expert's input Grams on ``examples`` training examples of its own task,
-    sampled with ``seed`` (``tour.expert_grams``)."""
+    sampled with ``seed`` (``pools.zoo.expert_grams``)."""
     return f"data:{examples}:{seed}"
 
 

@@ -336,7 +336,7 @@ def micro(micro_cache):
 
 
 def test_gram_tokens_count_what_collect_grams_saw(micro):
-    from nbmerge.experiments.tour import load_models
+    from nbmerge.pools.zoo import load_models
     from nbmerge.pools.zoo import collect_grams
 
     base, _ = load_models(micro)
@@ -400,7 +400,7 @@ def test_calibration_notebook_logic_on_micro(micro_cache):
 
 
 def test_real_posterior_at_zero_temperature_is_the_point_estimate(micro):
-    from nbmerge.experiments.tour import expert_grams, load_models
+    from nbmerge.pools.zoo import expert_grams, load_models
     from nbmerge.methods.bmm import run_anchor
     from nbmerge.solvers.bmm import BMMSolver
 

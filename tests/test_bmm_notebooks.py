@@ -339,7 +339,7 @@ def micro(micro_cache):
 def test_hybrid_with_beta_zero_is_the_task_vector_gram(micro):
     import torch
 
-    from nbmerge.experiments.tour import expert_grams, load_models
+    from nbmerge.pools.zoo import expert_grams, load_models
     from nbmerge.methods.bmm import run_anchor
     from nbmerge.solvers.bmm import BMMSolver
 

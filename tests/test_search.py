@@ -299,7 +299,7 @@ def test_objective_refuses_the_test_split(micro):
 @pytest.mark.parametrize("grams", ["task_vector", "data"])
 def test_tune_bmm_end_to_end_is_honest(micro, tmp_path, grams):
     from nbmerge import merge
-    from nbmerge.experiments.tour import expert_grams, load_models
+    from nbmerge.pools.zoo import expert_grams, load_models
     from nbmerge.io import load_state_dict
     from nbmerge.modules import group_module_params, module_groups
     from nbmerge.tune.bmm import merge_params, time_trial, tune_bmm

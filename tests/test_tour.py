@@ -7,7 +7,7 @@ import pytest
 from nbmerge import protocol
 from nbmerge.errors import NbmergeError
 from nbmerge.experiments import tour
-from nbmerge.pools.zoo import open_zoo
+from nbmerge.pools.zoo import load_models, open_zoo
 
 TASKS = ("a", "b")
 N = 300          # test examples per task
@@ -161,7 +161,7 @@ def test_the_tour_on_micro_goes_through_the_trial_cache(micro_cache, monkeypatch
     config = tour.TourConfig(suite="micro", cache=str(micro_cache), methods=("task_arithmetic", "ties", "regmean"),
                              val_examples=40, gram_examples=16, bmm_grams=("task_vector",))
     zoo = open_zoo(config.suite, config.cache)
-    base, experts = tour.load_models(zoo)
+    base, experts = load_models(zoo)
     collected, merged = [], []
     real_merge = tour.merge
 

@@ -73,9 +73,9 @@ from ..methods import get_method
 from ..methods.bmm import task_vector_gram
 from ..modules import MODULE_TYPES
 from ..protocol import COLLAPSED_AGREEMENT, Interval, Predictions
+from ..pools.zoo import expert_grams, load_models
 from ..tune.bmm import BMMTuning, tune_bmm
 from .common import check_config, claim
-from .tour import expert_grams, load_models
 
 ECE_BINS = 15
 SEEDS = (0, 1, 2)

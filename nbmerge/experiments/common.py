@@ -12,42 +12,15 @@ import os
 import platform
 import time
 import typing
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Optional, Sequence
 
 from ..errors import NbmergeError
+from ..claims import VERDICTS, Claim, claim  # noqa: F401 (the notebooks' one import of their helpers)
 from ..io import atomic_write_text, jsonable
 from ..params import check_fits, example_of
 from ..provenance import git_sha
-
-VERDICTS = ("held", "did not hold", "not tested")
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A paper claim, where it is stated, and what this run found."""
-
-    claim: str
-    source: str
-    verdict: str
-    evidence: str = ""
-    id: str = ""        # the claim's number across the reports: B1–B6 (BMM), A1–A5 (ACE), P1–P3 (Pareto), T… (tour)
-    paper: str = ""     # the paper's own figure for the claim
-    ours: str = ""      # this run's number, with its interval
-    suite: str = ""     # the suite(s) it was tested on
-
-    def __post_init__(self):
-        if self.verdict not in VERDICTS:
-            raise NbmergeError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
-
-
-def claim(text: str, source: str, held: Optional[bool], evidence: str = "", *, id: str = "", paper: str = "",
-          ours: str = "", suite: str = "") -> Claim:
-    """``held=None`` means the run could not test it (say why in ``evidence``)."""
-    verdict = "not tested" if held is None else ("held" if held else "did not hold")
-    return Claim(text, source, verdict, evidence, id, paper, ours, suite)
-
 
 def check_config(config) -> None:
     """Reject wrong types in a config dataclass: each field must fit its annotation (``nbmerge.params.fits``)."""

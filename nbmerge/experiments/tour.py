@@ -15,11 +15,11 @@ import torch
 from .. import protocol
 from ..device import resolve_device
 from ..errors import NbmergeError
-from ..io import load_state_dict
 from ..merging import merge
 from ..methods import get_method
 from ..metrics import normalized_mean
 from ..modules import module_depth, module_type
+from ..pools.zoo import expert_grams
 from ..walker import Walk, is_linear_weight, task_vectors
 from .common import check_config
 
@@ -75,10 +75,6 @@ def module_kind(key: str) -> tuple[str, Optional[int]]:
     """(attn-in | attn-out | mlp-in | mlp-out | other, block depth), by BMM's tying rules (``nbmerge/modules.py``)."""
     kind = module_type(key)
     return (kind.replace("_", "-") if kind else "other"), module_depth(key)
-
-
-def load_models(zoo) -> tuple[dict, list[dict]]:
-    return load_state_dict(zoo.base_path), [load_state_dict(p) for p in zoo.expert_paths]
 
 
 def linear_keys(base: dict) -> list[str]:
@@ -147,14 +143,6 @@ def spectra(base: dict, experts: list[dict], key: str) -> dict:
     single = [torch.linalg.svdvals(tv[key].double()) for tv in vectors]
     total = torch.linalg.svdvals(sum(tv[key].double() for tv in vectors))
     return {"key": key, "tasks": [(s / s[0]).tolist() for s in single], "sum": (total / total[0]).tolist()}
-
-
-def expert_grams(zoo, n: int, seed: int = 0) -> list[dict]:
-    """Per task, the input Grams of each expert on its own task's training images (RegMean's statistics)."""
-    from ..pools.zoo import collect_grams
-
-    return [collect_grams(zoo, load_state_dict(path), n, seed=seed, tasks=[task])[task]["grams"]
-            for task, path in zip(zoo.tasks, zoo.expert_paths)]
 
 
 # ------------------------------------------------------------------------------------- the merges, tuned alike

@@ -818,6 +818,18 @@ def gram_sample(zoo: Zoo, task: str, n: int, seed: int = 0) -> np.ndarray:
     return np.random.default_rng([seed, _task_seed(task), 5]).permutation(len(zoo.arrays[task]["train_x"]))[:n]
 
 
+def load_models(zoo: Zoo) -> tuple[dict, list[dict]]:
+    """The zoo's base and experts as state dicts (in the zoo's order of tasks)."""
+    return load_state_dict(zoo.base_path), [load_state_dict(p) for p in zoo.expert_paths]
+
+
+def expert_grams(zoo: Zoo, n: int, seed: int = 0) -> list[dict]:
+    """Per task, the input Grams of each expert on ``n`` training examples of its own task (RegMean's and BMM's
+    data statistics), sampled with ``seed``."""
+    return [collect_grams(zoo, load_state_dict(path), n, seed=seed, tasks=[task])[task]["grams"]
+            for task, path in zip(zoo.tasks, zoo.expert_paths)]
+
+
 def collect_grams(zoo: Zoo, model_state: dict[str, torch.Tensor], n: int, seed: int = 0,
                   tasks: Optional[list[str]] = None) -> dict[str, dict]:
     """Per task (all of the suite's, or ``tasks``), the input Grams of every linear weight of ``model_state`` on

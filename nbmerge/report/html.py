@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from ..errors import NbmergeError
-from ..experiments.common import VERDICTS
+from ..claims import VERDICTS
 from ..io import atomic_write_text
 
 # nbconvert's default config name (TeX-AMS_CHTML-full) is not in the jupyter-server-mathjax bundle.

@@ -21,12 +21,12 @@ import torch
 
 from ..device import resolve_device, synchronize
 from ..errors import MethodError, NbmergeError
-from ..experiments.tour import expert_grams, load_models
 from ..io import StateDict, save_state_dict
 from ..methods import get_method
 from ..methods.bmm import parse_anchor_params, run_anchor
 from ..modules import MODULE_TYPES, module_groups, module_type
 from ..protocol import Predictions, TrialCache, _digest, gram_name, method_recipe
+from ..pools.zoo import expert_grams, load_models
 from ..solvers.bmm import BMMSolver
 from ..walker import Walk
 from .search import DEFAULT_GRID, SearchResult, Space, search
@@ -243,7 +243,7 @@ def shared_models(memo: dict, zoo) -> tuple:
 
 
 def shared_grams(memo: dict, zoo, examples: int, seed: int = 0) -> list:
-    """Each expert's data Grams on ``examples`` training examples of its task (``tour.expert_grams``), collected
+    """Each expert's data Grams on ``examples`` training examples of its task (``pools.zoo.expert_grams``), collected
     once per ``memo``."""
     key = ("grams", str(zoo.root), examples, seed)
     if key not in memo:
@@ -430,7 +430,7 @@ def tune_bmm(zoo, anchor: str = "task_arithmetic", *, anchor_params=None, grams:
     """Tune BMM's per-group λ (and scale) on ``zoo``'s validation split; evaluate the best merge on test once.
 
     ``grams``: ``data`` (each expert's input Grams on ``gram_examples`` of its own task's training images,
-    sampled with ``gram_seed``; ``tour.expert_grams``), ``task_vector`` (data-free τᵀτ) or ``hybrid`` (``beta``).
+    sampled with ``gram_seed``; ``pools.zoo.expert_grams``), ``task_vector`` (data-free τᵀτ) or ``hybrid`` (``beta``).
     ``seed`` drives the search only. ``log_path``: the resumable trial log (``nbmerge.tune.search``); its identity
     covers the suite, anchor, Grams and space, so a log cannot be resumed against another setup. ``log_path="cache"``
     puts it under the trial cache (``<cache.root>/bmm-logs/``), named by a hash of everything that defines the
