@@ -1,21 +1,27 @@
 """Why a merge works: measurements on task vectors and Grams that the notebooks plot.
 
 * ``gram_alignment``: BMM's Theorem 1, do activation Grams align with task-vector Grams?
+  ``gram_alignment_vs_chance`` adds the baselines a random eigenbasis gives, ``alignment_summary`` the medians per
+  module type, ``ratio_interval`` a bootstrap interval over modules.
 * ``ace_diagnostics``: ACE's heterogeneity γ per unit, and whether its gate fires.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from statistics import median
 from typing import Optional
 
+import numpy as np
 import torch
 
+from . import protocol
 from .errors import MethodError
 from .io import Source
 from .methods.ace import CODE_EPS, RULE, ace_system, check_params, reference_walk, refinement_rank
 from .methods.bmm import task_vector_gram
-from .modules import module_depth, module_type
+from .modules import MODULE_TYPES, module_depth, module_type
 from .walker import ModelView, Walk, matrix_blocks
 
 
@@ -52,6 +58,59 @@ def gram_alignment(base: Source, experts: Sequence[Source], grams: Sequence[Sour
         rows.append({"key": key, "module_type": module_type(key), "depth": module_depth(key), "d_in": d_in,
                      "k": top, "cosine": cosine, "overlap": float(overlap), "chance": top / d_in})
     return rows
+
+
+def gram_alignment_vs_chance(base, experts, grams, k_fraction: float = 0.1, device: str = "cpu") -> list[dict]:
+    """``gram_alignment``'s rows (cosine, top-k overlap and its chance k/d per module), plus ``chance_cosine``.
+
+    Two PSD matrices always have a cosine ≥ 0, so "positive" says nothing by itself. The baseline is the cosine
+    expected if Σ_t τ_tᵀτ_t kept its spectrum but had a random eigenbasis: E_Q⟨A, QBQᵀ⟩ = tr A·tr B/d for Haar Q,
+    so chance_cosine = tr A·tr B/(d·‖A‖_F‖B‖_F). ``cosine_ratio`` and ``overlap_ratio`` divide by the baselines.
+    """
+    rows = gram_alignment(base, experts, grams, k_fraction=k_fraction, device=device)
+    for row in rows:
+        key = row["key"]
+        data = sum(g[key].double() for g in grams)
+        proxy = sum(task_vector_gram(e[key].double() - base[key].double()) for e in experts)
+        norms = float(data.norm() * proxy.norm())
+        chance = float(data.trace() * proxy.trace()) / (row["d_in"] * norms) if norms > 0 else float("nan")
+        row["chance_cosine"] = chance
+        row["cosine_ratio"] = row["cosine"] / chance if chance > 0 else float("nan")
+        row["overlap_ratio"] = row["overlap"] / row["chance"]
+    return rows
+
+
+def alignment_summary(rows: Sequence[dict]) -> list[dict]:
+    """Per module type (and "all"): modules, median cosine and its baseline, median overlap and chance, and the
+    share of modules above *both* baselines."""
+    out = []
+    for kind in (*MODULE_TYPES, "all"):
+        chosen = [r for r in rows if kind == "all" or r["module_type"] == kind]
+        if not chosen:
+            continue
+        above = [r["cosine"] > r["chance_cosine"] and r["overlap"] > r["chance"] for r in chosen]
+        out.append({"module_type": kind, "modules": len(chosen),
+                    "cosine": median(r["cosine"] for r in chosen),
+                    "chance_cosine": median(r["chance_cosine"] for r in chosen),
+                    "overlap": median(r["overlap"] for r in chosen),
+                    "chance_overlap": median(r["chance"] for r in chosen),
+                    "above_both": sum(above) / len(above)})
+    return out
+
+
+def ratio_interval(rows: Sequence[dict], key: str, n_boot: int = protocol.BOOTSTRAP, seed: int = 0,
+                   level: float = protocol.LEVEL) -> dict:
+    """Median over modules of ``key`` (a ratio to its chance baseline) with a bootstrap 95% interval over modules
+    (modules resampled with replacement): how robust "typically above chance" is to which modules we looked at."""
+    values = np.array([r[key] for r in rows if math.isfinite(r[key])], dtype=float)
+    if len(values) == 0:
+        return {"median": float("nan"), "low": float("nan"), "high": float("nan"), "modules": 0}
+    rng = np.random.default_rng(seed)
+    boots = np.median(values[rng.integers(0, len(values), size=(n_boot, len(values)))], axis=1)
+    tail = (1 - level) / 2
+    low, high = np.quantile(boots, [tail, 1 - tail])
+    return {"median": float(np.median(values)), "low": float(low), "high": float(high), "modules": len(values),
+            "above": int((values > 1).sum())}
 
 
 def ace_diagnostics(base, experts, walk: Optional[Walk] = None, *, eps: float = CODE_EPS, tau_threshold: float = 0.3,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -30,6 +31,16 @@ def expected_calibration_error(probs: torch.Tensor, labels: torch.Tensor, bins: 
     total.index_add_(0, index, correct)
     conf_sum.index_add_(0, index, confidence.double())
     return ((total - conf_sum).abs().sum() / len(labels)).item()
+
+
+def ece_bins(probs: np.ndarray, labels: np.ndarray, bins: int = 15):
+    """Per example: confidence, correctness (0/1) and confidence-bin index, binned as
+    :func:`expected_calibration_error` bins (what a reliability diagram or a bootstrap of the ECE adds up)."""
+    confidence = probs.max(-1)
+    correct = (probs.argmax(-1) == labels).astype(np.float64)
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    index = np.clip(np.searchsorted(edges, confidence, side="left") - 1, 0, bins - 1)
+    return confidence, correct, index
 
 
 def normalized_mean(accuracies: Mapping[str, float], expert_accuracies: Mapping[str, float],

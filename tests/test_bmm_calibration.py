@@ -1,8 +1,11 @@
-"""BMM claims B5 and B6 (nbmerge.experiments.bmm_calibration): posterior draws through the trial cache on fakes,
-temperature scaling, the ECE-difference bootstrap, the verdict rules on synthetic predictions, and both notebooks'
-logic end to end on the `micro` zoo (a second run recomputes nothing)."""
+"""BMM claims B5 and B6 (notebooks 21_bmm_calibration and 22_bmm_datafree): posterior draws through the trial cache
+on fakes (nbmerge.tune.bmm_posterior), temperature scaling and the ECE-difference bootstrap (nbmerge.calibration), the
+verdict rules on synthetic predictions (nbmerge.experiments.bmm_calibration, bmm_datafree), and both notebooks' steps
+end to end on the `micro` zoo with the configs their parameters cells declare (a second run recomputes nothing)."""
 
 import math
+import time
+from dataclasses import MISSING, fields
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -11,10 +14,18 @@ import pytest
 import torch
 
 from nbmerge import protocol
+from nbmerge import calibration
+from nbmerge.diagnostics import alignment_summary, gram_alignment_vs_chance, ratio_interval
 from nbmerge.errors import NbmergeError
-from nbmerge.experiments import bmm_calibration as bc
+from nbmerge.experiments import bmm_calibration, bmm_datafree, bmm_figures
 from nbmerge.metrics import expected_calibration_error
+from nbmerge.params import build_config, notebook_config
 from nbmerge.protocol import Predictions, TrialCache
+from nbmerge.tune import bmm_posterior, trials
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+CALIBRATION_NB = NOTEBOOKS / "21_bmm_calibration.ipynb"
+DATAFREE_NB = NOTEBOOKS / "22_bmm_datafree.ipynb"
 
 # ------------------------------------------------------------------------------------- fakes for the sampling loop
 
@@ -70,37 +81,41 @@ def _preds(logits, labels, split="test"):
 def test_posterior_draws_are_seeded_per_draw_cached_and_scaled():
     solver, tuning, cache = _fake()
     noise = {"w": 2.0}
-    draws = bc.posterior_draws(cache, tuning, lambda: noise, 0.5, 3, seed=7, split="val")
+    draws = bmm_posterior.posterior_draws(cache, tuning, lambda: noise, 0.5, 3, seed=7, split="val")
     assert solver.draws == 3
     # draw i: logits + sqrt(0.5·2)·Z_i with Z_i from the (seed, i) generator alone
     for i, draw in enumerate(draws):
-        z = torch.randn(solver.logits.shape, generator=bc.draw_generator(7, i), dtype=torch.float64)
+        z = torch.randn(solver.logits.shape, generator=bmm_posterior.draw_generator(7, i), dtype=torch.float64)
         assert np.allclose(draw.logits["a"], (solver.logits + z).float().numpy(), atol=1e-5)
     # a longer run reuses the cached draws and computes only the new one
-    more = bc.posterior_draws(cache, tuning, lambda: noise, 0.5, 4, seed=7, split="val")
+    more = bmm_posterior.posterior_draws(cache, tuning, lambda: noise, 0.5, 4, seed=7, split="val")
     assert solver.draws == 4 and all(np.array_equal(a.logits["a"], b.logits["a"]) for a, b in zip(draws, more))
     # the same standard-normal draws at another temperature: the deviations scale by sqrt(τ ratio)
-    wider = bc.posterior_draws(cache, tuning, lambda: noise, 2.0, 1, seed=7, split="val")[0]
+    wider = bmm_posterior.posterior_draws(cache, tuning, lambda: noise, 2.0, 1, seed=7, split="val")[0]
     base = solver.logits.float().numpy()
     assert np.allclose(wider.logits["a"] - base, 2 * (draws[0].logits["a"] - base), atol=1e-4)
-    other = bc.posterior_draws(cache, tuning, lambda: noise, 0.5, 1, seed=8, split="val")[0]
+    other = bmm_posterior.posterior_draws(cache, tuning, lambda: noise, 0.5, 1, seed=8, split="val")[0]
     assert not np.array_equal(other.logits["a"], draws[0].logits["a"])
-    cold = bc.posterior_draws(cache, tuning, lambda: noise, 0.0, 2, seed=7, split="val")
+    cold = bmm_posterior.posterior_draws(cache, tuning, lambda: noise, 0.0, 2, seed=7, split="val")
     assert all(np.allclose(c.logits["a"], base) for c in cold)
     with pytest.raises(NbmergeError, match="temperature"):
-        bc.posterior_draws(cache, tuning, lambda: noise, -1.0, 2, seed=0, split="val")
+        bmm_posterior.posterior_draws(cache, tuning, lambda: noise, -1.0, 2, seed=0, split="val")
+    # σ̂² given as a mapping (the notebook's way) makes the same draws on a fresh cache
+    _, same_tuning, fresh = _fake()
+    mapped = bmm_posterior.posterior_draws(fresh, same_tuning, noise, 0.5, 3, seed=7, split="val")
+    assert all(np.array_equal(a.logits["a"], b.logits["a"]) for a, b in zip(draws, mapped))
 
 
 def test_ensemble_averages_probabilities_in_log_space():
     generator = np.random.default_rng(0)
     labels = {"a": generator.integers(0, 4, 50)}
     draws = [_preds({"a": 3 * generator.standard_normal((50, 4))}, labels) for _ in range(3)]
-    mixed = bc.ensemble(draws)
+    mixed = bmm_posterior.ensemble(draws)
     expected = np.mean([d.probs("a") for d in draws], axis=0)
     assert np.allclose(mixed.probs("a"), expected, atol=1e-5)
     assert mixed.extra["members"] == [d.mean_accuracy() for d in draws]
     # a confident miss does not underflow: log p̄ of the missed class stays finite
-    far = bc.ensemble([_preds({"a": [[800.0, -800.0]]}, {"a": [1]})] * 2)
+    far = bmm_posterior.ensemble([_preds({"a": [[800.0, -800.0]]}, {"a": [1]})] * 2)
     assert far.logits["a"][0].tolist() == pytest.approx([0.0, -1600.0], rel=1e-6)
 
 
@@ -112,9 +127,9 @@ def test_temperature_scaling_recovers_a_known_temperature_and_keeps_accuracy():
     p /= p.sum(-1, keepdims=True)
     y = np.array([rng.choice(5, p=row) for row in p])
     preds = _preds({"a": z, "b": z / 2}, {"a": y, "b": y})
-    temps = bc.fit_temperature(preds)
+    temps = calibration.fit_temperature(preds)
     assert temps["a"] == pytest.approx(2.0, rel=0.05) and temps["b"] == pytest.approx(1.0, rel=0.05)
-    scaled = bc.rescaled(preds, temps)
+    scaled = calibration.rescaled(preds, temps)
     assert scaled.accuracy() == preds.accuracy()
     assert scaled.summary()["nll"] < preds.summary()["nll"]
     assert scaled.summary()["ece"] < 0.02 < preds.summary()["ece"]
@@ -132,22 +147,22 @@ def _calibrated_and_overconfident(n=3000, seed=0):
 
 def test_ece_difference_matches_the_metric_and_resolves_a_real_gap():
     calibrated, overconfident = _calibrated_and_overconfident()
-    d = bc.ece_difference(calibrated, overconfident, n_boot=500)
+    d = calibration.ece_difference(calibrated, overconfident, n_boot=500)
     ece = {name: expected_calibration_error(torch.from_numpy(p.probs("a")), torch.from_numpy(p.labels["a"]))
            for name, p in (("c", calibrated), ("o", overconfident))}
     assert d["a"] == pytest.approx(ece["c"], abs=1e-9) and d["b"] == pytest.approx(ece["o"], abs=1e-9)
     assert d["diff"] == pytest.approx(ece["c"] - ece["o"], abs=1e-9)
     assert d["low"] <= d["diff"] <= d["high"] < 0
-    same = bc.ece_difference(calibrated, calibrated, n_boot=200)
+    same = calibration.ece_difference(calibrated, calibrated, n_boot=200)
     assert same["diff"] == same["low"] == same["high"] == 0
     other = _preds({"a": calibrated.logits["a"]}, {"a": (calibrated.labels["a"] + 1) % 3})
     with pytest.raises(NbmergeError, match="different examples"):
-        bc.ece_difference(calibrated, other)
+        calibration.ece_difference(calibrated, other)
 
 
 def test_reliability_bins_reproduce_the_ece():
     calibrated, overconfident = _calibrated_and_overconfident(n=400)
-    data = bc.reliability(overconfident)
+    data = calibration.reliability(overconfident)
     assert sum(data["count"]) == 400 and len(data["edges"]) == 16 and data["examples"] == 400
     assert data["ece"] == pytest.approx(expected_calibration_error(
         torch.from_numpy(overconfident.probs("a")), torch.from_numpy(overconfident.labels["a"])), abs=1e-9)
@@ -157,7 +172,7 @@ def test_reliability_bins_reproduce_the_ece():
     correct = rng.random(200_000) < confidence
     logits = np.log(np.stack([confidence, 1 - confidence], -1))
     perfect = _preds({"a": logits}, {"a": np.where(correct, 0, 1)})
-    assert bc.reliability(perfect)["ece"] < 0.01
+    assert calibration.reliability(perfect)["ece"] < 0.01
 
 
 # ---------------------------------------------------------------------------------------- verdicts
@@ -191,19 +206,19 @@ def test_compare_sources_decides_equivalence_and_refuses_vacuous_comparisons():
     flip = np.concatenate([rng.choice(np.flatnonzero(improved), 20, replace=False),
                            rng.choice(np.flatnonzero(~improved), 20, replace=False)])
     other[flip] = ~other[flip]
-    held = bc.compare_sources(model(improved), model(other), anchor, expert, margin=2.0)
+    held = bmm_datafree.compare_sources(model(improved), model(other), anchor, expert, margin=2.0)
     assert held["held"] is True and held["free_vs_anchor"]["low"] > 0
-    worse = bc.compare_sources(model(improved), anchor, anchor, expert, margin=2.0)
+    worse = bmm_datafree.compare_sources(model(improved), anchor, anchor, expert, margin=2.0)
     assert worse["held"] is False and worse["gap"]["high"] < -2.0
-    collapsed = bc.compare_sources(anchor, anchor, anchor, expert)
+    collapsed = bmm_datafree.compare_sources(anchor, anchor, anchor, expert)
     assert collapsed["held"] is None and "collapsed onto the anchor" in collapsed["why"]
     assert not collapsed["inconclusive"]
     chance = model(rng.random(len(labels)) < 0.25)
-    assert "chance" in bc.compare_sources(chance, chance, anchor, expert)["why"]
+    assert "chance" in bmm_datafree.compare_sources(chance, chance, anchor, expert)["why"]
     noisy = improved.copy()
     flip = rng.choice(len(labels), 900, replace=False)
     noisy[flip] = rng.random(900) < 0.75
-    straddle = bc.compare_sources(model(improved), model(noisy), anchor, expert, margin=0.5)
+    straddle = bmm_datafree.compare_sources(model(improved), model(noisy), anchor, expert, margin=0.5)
     assert straddle["held"] is None and straddle["inconclusive"] and "straddles" in straddle["why"]
 
 
@@ -211,30 +226,32 @@ def test_combine_needs_every_seed():
     ok, no = {"held": True, "why": None}, {"held": False, "why": None}
     vac = {"held": None, "why": "collapsed", "inconclusive": False}
     unsure = {"held": None, "why": "straddles", "inconclusive": True}
-    assert bc.combine([ok, ok, vac])["held"] is True
-    assert bc.combine([ok, no, unsure])["held"] is False
-    unshown = bc.combine([ok, unsure])
+    assert bmm_datafree.combine([ok, ok, vac])["held"] is True
+    assert bmm_datafree.combine([ok, no, unsure])["held"] is False
+    unshown = bmm_datafree.combine([ok, unsure])
     assert unshown["held"] is None and unshown["inconclusive"] and "not shown" in unshown["why"]
-    assert bc.combine([vac, vac]) == {"held": None, "inconclusive": False, "why": "no seed could test it: collapsed"}
+    assert bmm_datafree.combine([vac, vac]) == {"held": None, "inconclusive": False,
+                                                "why": "no seed could test it: collapsed"}
     # anchors combine their seeds' combinations the same way
-    assert bc.combine([bc.combine([ok, ok]), bc.combine([ok, unsure])])["held"] is None
-    assert bc.combine([bc.combine([ok, ok]), bc.combine([vac])])["held"] is True
+    assert bmm_datafree.combine([bmm_datafree.combine([ok, ok]), bmm_datafree.combine([ok, unsure])])["held"] is None
+    assert bmm_datafree.combine([bmm_datafree.combine([ok, ok]), bmm_datafree.combine([vac])])["held"] is True
 
 
 def test_calibration_decision():
     calibrated, overconfident = _calibrated_and_overconfident()
     expert = {"a": 0.8}
-    held = bc.calibration_decision(overconfident, calibrated, overconfident, calibrated, expert, margin=1.0)
+    held = bmm_calibration.calibration_decision(overconfident, calibrated, overconfident, calibrated, expert,
+                                                margin=1.0)
     assert held["held"] is True and held["lower_ece"] and held["accuracy"]["diff"] == 0
-    worse = bc.calibration_decision(calibrated, overconfident, calibrated, overconfident, expert)
+    worse = bmm_calibration.calibration_decision(calibrated, overconfident, calibrated, overconfident, expert)
     assert worse["held"] is False and not worse["lower_ece"]
-    same = bc.calibration_decision(calibrated, calibrated, calibrated, calibrated, expert)
+    same = bmm_calibration.calibration_decision(calibrated, calibrated, calibrated, calibrated, expert)
     assert same["held"] is None and "posterior temperature is too small" in same["why"]
     # a lower ECE bought with accuracy does not hold
     labels = calibrated.labels["a"]
     broken = _preds({"a": np.where((np.arange(len(labels)) % 4 == 0)[:, None], 0.0, calibrated.logits["a"] / 3)},
                     {"a": labels})
-    lost = bc.calibration_decision(overconfident, broken, overconfident, broken, expert, margin=1.0)
+    lost = bmm_calibration.calibration_decision(overconfident, broken, overconfident, broken, expert, margin=1.0)
     assert lost["accuracy"]["high"] < -1.0 and lost["held"] is False and not lost["accuracy_kept"]
 
 
@@ -245,30 +262,32 @@ def test_calibration_claims_over_seeds():
         return SimpleNamespace(seed=0, chosen={"temperature": 10.0, "eligible_count": 2}, sweep=[{}, {}],
                                decision=decision)
 
-    study = bc.CalibrationStudy("s", ["a"], {"a": 1.0}, "task_arithmetic", 0.5, 1.0, [run(True), run(True)])
-    (c,) = bc.calibration_claims(study)
+    study = bmm_calibration.CalibrationStudy("s", ["a"], {"a": 1.0}, "task_arithmetic", 0.5, 1.0,
+                                             [run(True), run(True)])
+    (c,) = bmm_calibration.calibration_claims(study)
     assert c.verdict == "held" and c.id == "B6" and "ΔECE (TS)" in c.ours and "BRIEF" not in c.source
     study.runs.append(run(False))
-    assert bc.calibration_claims(study)[0].verdict == "did not hold"
+    assert bmm_calibration.calibration_claims(study)[0].verdict == "did not hold"
     study.runs = [run(None, "collapsed")]
-    (c,) = bc.calibration_claims(study)
+    (c,) = bmm_calibration.calibration_claims(study)
     assert c.verdict == "not tested" and "collapsed" in c.evidence
-    assert bc.calibration_claims(None)[0].verdict == "not tested"
+    assert bmm_calibration.calibration_claims(None)[0].verdict == "not tested"
 
 
 def _aligned(cosine=0.5, overlap=0.4, chance_cosine=0.1, chance=0.1):
     return {"module_type": "mlp_in", "depth": 0, "cosine": cosine, "chance_cosine": chance_cosine,
-            "overlap": overlap, "chance": chance, "cosine_ratio": cosine / chance_cosine, "overlap_ratio": overlap / chance}
+            "overlap": overlap, "chance": chance, "cosine_ratio": cosine / chance_cosine,
+            "overlap_ratio": overlap / chance}
 
 
 def test_theorem_claim_uses_an_interval_over_modules():
     rows = [_aligned(0.3 + 0.01 * i, 0.2 + 0.01 * i) for i in range(20)]
-    c = bc.theorem_claim(rows, "s")
+    c = bmm_datafree.theorem_claim(rows, "s")
     assert c.verdict == "held" and c.id == "B5" and "Theorem 1" in c.claim
     mixed = [_aligned(0.05, 0.05) if i % 2 else _aligned() for i in range(20)]
-    assert bc.theorem_claim(mixed, "s").verdict == "did not hold"
-    assert bc.theorem_claim([], "s").verdict == "not tested"
-    interval = bc.ratio_interval(rows, "overlap_ratio")
+    assert bmm_datafree.theorem_claim(mixed, "s").verdict == "did not hold"
+    assert bmm_datafree.theorem_claim([], "s").verdict == "not tested"
+    interval = ratio_interval(rows, "overlap_ratio")
     assert interval["low"] <= interval["median"] <= interval["high"] and interval["above"] == 20
 
 
@@ -276,12 +295,12 @@ def test_select_temperature_keeps_accuracy_first():
     rows = [{"temperature": 1.0, "eligible": True, "nll_scaled": 0.9},
             {"temperature": 10.0, "eligible": True, "nll_scaled": 0.8},
             {"temperature": 100.0, "eligible": False, "nll_scaled": 0.5}]
-    chosen = bc.select_temperature(rows)
+    chosen = bmm_posterior.select_temperature(rows)
     assert chosen["temperature"] == 10.0 and chosen["eligible_count"] == 2
     none = [{**r, "eligible": False} for r in rows]
-    assert bc.select_temperature(none)["temperature"] == 100.0
+    assert bmm_posterior.select_temperature(none)["temperature"] == 100.0
     with pytest.raises(NbmergeError, match="no posterior temperature"):
-        bc.select_temperature([])
+        bmm_posterior.select_temperature([])
 
 
 def test_alignment_chance_cosine_is_the_random_rotation_mean():
@@ -291,7 +310,7 @@ def test_alignment_chance_cosine_is_the_random_rotation_mean():
     experts = [{key: torch.randn(6, 5, generator=generator, dtype=torch.float64)} for _ in range(2)]
     x = torch.randn(5, 40, generator=generator, dtype=torch.float64)
     grams = [{key: x @ x.T}, {key: 0.5 * x[:, :10] @ x[:, :10].T}]
-    (row,) = bc.alignment(base, experts, grams, k_fraction=0.4)
+    (row,) = gram_alignment_vs_chance(base, experts, grams, k_fraction=0.4)
     a = sum(g[key] for g in grams)
     b = sum(e[key].T @ e[key] for e in experts)
     cosines = []
@@ -304,26 +323,66 @@ def test_alignment_chance_cosine_is_the_random_rotation_mean():
     assert row["chance"] == pytest.approx(2 / 5) and row["overlap_ratio"] == pytest.approx(row["overlap"] / 0.4)
 
 
-def test_configs_are_validated():
-    assert bc.DatafreeConfig().suite == bc.CalibrationConfig().suite == "text8"
-    assert bc.DatafreeConfig(anchors=["ties"], seeds=[0, 1, 2]).anchors == ("ties",)
-    assert bc.CalibrationConfig(temperatures=[1, 10]).temperatures == (1.0, 10.0)
+def _calibration(**overrides):
+    return notebook_config(bmm_calibration.CalibrationConfig, CALIBRATION_NB, **overrides)
+
+
+def _datafree(**overrides):
+    return notebook_config(bmm_datafree.DatafreeConfig, DATAFREE_NB, **overrides)
+
+
+def test_configs_come_from_the_notebooks_and_are_validated():
+    for cls in (bmm_calibration.CalibrationConfig, bmm_datafree.DatafreeConfig):
+        assert all(f.default is MISSING and f.default_factory is MISSING for f in fields(cls)), cls
+    with pytest.raises(NbmergeError, match="no value for"):   # the notebook declares every value, none is implied
+        build_config(bmm_calibration.CalibrationConfig, {"suite": "text8"})
+    assert _datafree().suite == _calibration().suite == "text8"
+    assert _datafree(anchors=["ties"], seeds=[0, 1, 2]).anchors == ("ties",)
+    assert _calibration(temperatures=[1, 10]).temperatures == (1.0, 10.0)
     with pytest.raises(NbmergeError, match="parameter 'seed'"):
-        bc.CalibrationConfig(seed="0")
+        _calibration(seed="0")
     with pytest.raises(NbmergeError, match="seeds"):
-        bc.CalibrationConfig(seeds=[0, 0])
+        _calibration(seeds=[0, 0])
     with pytest.raises(NbmergeError, match="samples"):
-        bc.CalibrationConfig(samples=1)
+        _calibration(samples=1)
     with pytest.raises(NbmergeError, match="temperatures"):
-        bc.CalibrationConfig(temperatures=[0.0, 1.0])
+        _calibration(temperatures=[0.0, 1.0])
     with pytest.raises(NbmergeError, match="k_fraction"):
-        bc.DatafreeConfig(k_fraction=0.0)
+        _datafree(k_fraction=0.0)
     with pytest.raises(NbmergeError, match="budget"):
-        bc.DatafreeConfig(budget=0)
+        _datafree(budget=0)
     with pytest.raises(NbmergeError, match="needs data Grams"):
-        bc.DatafreeConfig(anchors=["regmean"])
+        _datafree(anchors=["regmean"])
     with pytest.raises(NbmergeError, match="margin"):
-        bc.DatafreeConfig(margin=0.0)
+        _datafree(margin=0.0)
+    with pytest.raises(NbmergeError, match="declares no parameter"):
+        _calibration(anchors=["ties"])
+
+
+@pytest.mark.parametrize("path, config_class", [(CALIBRATION_NB, bmm_calibration.CalibrationConfig),
+                                                (DATAFREE_NB, bmm_datafree.DatafreeConfig)],
+                         ids=["21_bmm_calibration", "22_bmm_datafree"])
+def test_the_parameters_cell_declares_the_config_and_every_layer_builds_one(path, config_class):
+    import yaml
+
+    from nbmerge.params import notebook_parameters
+    from nbmerge.report.pipeline import resolve_parameters
+
+    declared = notebook_parameters(path)
+    # checkpoints / data_root are read by prepare_suites (importing a clip-... pool), not by the config
+    assert set(declared) - {"checkpoints", "data_root"} == {f.name for f in fields(config_class)}
+    for smoke in (False, True):
+        resolved = resolve_parameters([path], NOTEBOOKS / "parameters", smoke, {})[path.stem]
+        notebook_config(config_class, path, **resolved)
+    assert resolved["suite"] == "micro"
+    layers = {}
+    for profile in ("default", "paper"):
+        layers.update(yaml.safe_load((NOTEBOOKS / "parameters" / f"{profile}.yaml").read_text())[path.stem])
+    notebook_config(config_class, path, **layers)
+    source = path.read_text()
+    assert f"from nbmerge.experiments import {path.stem[3:]}" in source and " as bc" not in source
+    for outside in ("BRIEF.md", "METHODS.md", "ZOO_NOTES.md", "tiny ViT"):
+        assert outside not in source
 
 
 # ------------------------------------------------------------------------------------------- on the micro zoo
@@ -342,60 +401,135 @@ def test_gram_tokens_count_what_collect_grams_saw(micro):
     base, _ = load_models(micro)
     seen = collect_grams(micro, base, 10, tasks=micro.tasks[:1])[micro.tasks[0]]["tokens"]
     assert seen == 10 * (micro.arch.image_size // micro.arch.patch_size) ** 2 + 10
-    assert bc.gram_tokens(micro, 10) == len(micro.tasks) * seen
+    assert bmm_posterior.gram_tokens(micro, 10) == len(micro.tasks) * seen
+
+
+def _alignment(config, cache, zoo):
+    """Notebook 22, section 1: the per-module alignment, kept beside the trial cache."""
+    def measure():
+        from nbmerge.pools.zoo import expert_grams, load_models
+
+        base, experts = load_models(zoo)
+        grams = expert_grams(zoo, config.gram_examples, config.seed)
+        return gram_alignment_vs_chance(base, experts, grams, config.k_fraction, config.device)
+
+    return trials.stored(cache, "bmm-alignment", bmm_datafree.alignment_key(config), measure)
+
+
+def _source_study(config, cache, zoo):
+    """Notebook 22, section 2: per anchor and seed, BMM with both Gram sources, then the equivalence decision."""
+    study = bmm_datafree.SourceStudy(trials.suite_name(zoo), list(zoo.tasks), trials.expert_accuracy(zoo),
+                                     config.margin)
+    memo = {}
+    for anchor in config.anchors:
+        tuned = trials.tune_anchor(cache, zoo, anchor, gram_examples=config.gram_examples, seed=config.seed,
+                                   device=config.device)
+        for seed in config.seeds:
+            for gram in ("data", "task_vector"):
+                start = time.perf_counter()
+                tuning = trials.search_bmm(zoo, cache, anchor, tuned.alpha, gram, seed=seed, strategy=config.strategy,
+                                           budget=config.budget, gram_examples=config.gram_examples,
+                                           gram_seed=config.seed, device=config.device, memo=memo)
+                study.add(anchor, tuned, gram, seed, tuning, seconds=time.perf_counter() - start)
+            study.decide(anchor, seed)
+    return study
 
 
 def test_datafree_notebook_logic_on_micro(micro_cache, tmp_path):
-    config = bc.DatafreeConfig(suite="micro", seeds=[0, 1], smoke=True, budget=2, val_examples=20, gram_examples=16,
-                               cache=str(micro_cache))
-    zoo, cache = bc.open_trials(config)
-    rows = bc.alignment_study(config, cache, zoo)
+    config = _datafree(suite="micro", seeds=[0, 1], smoke=True, budget=2, val_examples=20, gram_examples=16,
+                       cache=str(micro_cache))
+    zoo, cache = trials.open_trials(config)
+    rows = _alignment(config, cache, zoo)
     assert len(rows) == 16 and {r["module_type"] for r in rows} == {"attn_in", "attn_out", "mlp_in", "mlp_out"}
     assert all(0 <= r["overlap"] <= 1 + 1e-9 and r["chance_cosine"] > 0 for r in rows)
-    study = bc.gram_source_study(config, cache, zoo, log=lambda *_: None)
+    assert alignment_summary(rows)[-1]["module_type"] == "all"
+    study = _source_study(config, cache, zoo)
     assert len(study.runs) == 4 and [d["seed"] for d in study.decisions["task_arithmetic"]] == [0, 1]
     assert study.anchors["task_arithmetic"]["alpha"] in protocol.SCALE_GRID
     # the logs live under the trial cache, never in the working folder
     assert len(list((cache.root / "logs").glob("bmm-task_arithmetic-*-seed*.jsonl"))) == 4
-    table = bc.source_rows(study)
+    table = bmm_datafree.source_rows(study)
     assert len(table) == 1 + 2 * 2 and table[0]["Grams"].startswith("anchor alone")
-    claims = bc.datafree_claims(study, rows, seed=config.seed)
+    claims = bmm_datafree.datafree_claims(study, rows, seed=config.seed)
     assert [c.id for c in claims] == ["B5", "B5"] and all("BRIEF" not in c.source for c in claims)
     assert claims[0].suite == "micro" and "free − data" in claims[0].ours
-    assert math.isfinite(bc.datafree_headline(study)["value"])
-    for fig in (bc.plot_alignment(rows), bc.plot_sources(study)):
+    assert math.isfinite(bmm_datafree.datafree_headline(study)["value"])
+    for fig in (bmm_figures.plot_alignment(rows), bmm_figures.plot_sources(study)):
         assert fig.axes
     # a second run recomputes nothing: the alignment is stored, the logs replay, every prediction is a cache hit
-    _, again = bc.open_trials(config)
-    stored = bc.alignment_study(config, again, zoo)
+    _, again = trials.open_trials(config)
+    stored = _alignment(config, again, zoo)
     assert [r["key"] for r in stored] == [r["key"] for r in rows]
     assert [r["overlap"] for r in stored] == pytest.approx([r["overlap"] for r in rows])
-    second = bc.gram_source_study(config, again, zoo, log=lambda *_: None)
+    second = _source_study(config, again, zoo)
     assert again.misses == 0 and all(r.summary["replayed"] == 2 for r in second.runs)
     assert second.decisions == study.decisions
 
 
+def _calibration_study(config, cache, zoo):
+    """Notebook 21's steps: α, the searches, σ̂², the validation sweep over τ, the chosen τ on test."""
+    expert = trials.expert_accuracy(zoo)
+    tuned = trials.tune_anchor(cache, zoo, config.anchor, gram_examples=config.gram_examples, seed=config.seed,
+                               device=config.device)
+    study = bmm_calibration.CalibrationStudy(trials.suite_name(zoo), list(zoo.tasks), expert, config.anchor,
+                                             tuned.alpha, config.margin)
+    memo = {}
+    tunings = {seed: trials.search_bmm(zoo, cache, config.anchor, tuned.alpha, "data", seed=seed,
+                                       strategy=config.strategy, budget=config.budget,
+                                       gram_examples=config.gram_examples, gram_seed=config.seed,
+                                       device=config.device, memo=memo)
+               for seed in config.seeds}
+    noise = {seed: bmm_posterior.posterior_noise(cache, zoo, tuning) for seed, tuning in tunings.items()}
+    val_draws, sweeps, chosen = {}, {}, {}
+    for seed, tuning in tunings.items():
+        val_draws[seed] = {tau: bmm_posterior.posterior_draws(cache, tuning, noise[seed], tau, config.samples, seed,
+                                                              "val")
+                           for tau in config.temperatures}
+        sweeps[seed] = [bmm_posterior.sweep_row(tau, draws, tuning.val_predictions, config.margin)
+                        for tau, draws in val_draws[seed].items()]
+        chosen[seed] = bmm_posterior.select_temperature(sweeps[seed])
+    for seed, tuning in tunings.items():
+        tau = chosen[seed]["temperature"]
+        sampled_val = bmm_posterior.ensemble(val_draws[seed][tau])
+        sampled_test = bmm_posterior.ensemble(bmm_posterior.posterior_draws(cache, tuning, noise[seed], tau,
+                                                                            config.samples, seed, "test"))
+        point_temps = calibration.fit_temperature(tuning.val_predictions)
+        sampled_temps = calibration.fit_temperature(sampled_val)
+        decision = bmm_calibration.calibration_decision(
+            tuning.test_predictions, sampled_test, calibration.rescaled(tuning.test_predictions, point_temps),
+            calibration.rescaled(sampled_test, sampled_temps), expert, config.margin, seed=seed)
+        study.runs.append(bmm_calibration.PosteriorRun(
+            seed, bmm_calibration.tuning_summary(tuning), noise[seed], sweeps[seed], chosen[seed],
+            tuning.val_predictions, tuning.test_predictions, sampled_val, sampled_test, point_temps, sampled_temps,
+            decision))
+    return study, sweeps, chosen, tunings
+
+
 def test_calibration_notebook_logic_on_micro(micro_cache):
-    config = bc.CalibrationConfig(suite="micro", seeds=[0], smoke=True, budget=2, val_examples=20, gram_examples=16,
-                                  samples=2, temperatures=[10.0, 3000.0], cache=str(micro_cache))
-    zoo, cache = bc.open_trials(config)
-    study = bc.calibration_study(config, cache, zoo, log=lambda *_: None)
+    config = _calibration(suite="micro", seeds=[0], smoke=True, budget=2, val_examples=20, gram_examples=16,
+                          samples=2, temperatures=[10.0, 3000.0], cache=str(micro_cache))
+    zoo, cache = trials.open_trials(config)
+    study, sweeps, chosen, tunings = _calibration_study(config, cache, zoo)
     (run,) = study.runs
     assert [r["temperature"] for r in run.sweep] == [10.0, 3000.0] and run.chosen["temperature"] in (10.0, 3000.0)
     assert len(run.sampled_test.extra["members"]) == 2 and set(run.point_temperatures) == set(zoo.tasks)
     assert all(v > 0 for v in run.noise.values()) and run.decision["held"] in (True, False, None)
-    rows = bc.seed_rows(study)
+    sweep = bmm_calibration.sweep_table(sweeps, chosen, tunings)
+    assert len(sweep) == 2 and sum(r["chosen"] for r in sweep) == 1
+    rows = bmm_calibration.seed_rows(study)
     assert rows[0]["seed"] == 0 and rows[0]["acc point"] == pytest.approx(run.tuning["test_accuracy"])
-    assert [r["task"] for r in bc.task_rows(run, study.expert)] == [*zoo.tasks, "mean"]
-    (c,) = bc.calibration_claims(study)
+    assert [r["task"] for r in bmm_calibration.task_rows(run, study.expert)] == [*zoo.tasks, "mean"]
+    assert {r["module_type"] for r in bmm_calibration.noise_summary(run.noise)} <= {"attn_in", "attn_out", "mlp_in",
+                                                                                     "mlp_out"}
+    (c,) = bmm_calibration.calibration_claims(study)
     assert c.id == "B6" and c.suite == "micro"
-    metrics = bc.calibration_metrics(study)
+    metrics = bmm_calibration.calibration_metrics(study)
     assert metrics["seeds"][0]["reliability"]["point"]["examples"] == sum(len(run.point_test.labels[t])
                                                                           for t in zoo.tasks)
-    assert bc.plot_temperature(run).axes and bc.plot_reliability(run).axes
+    assert bmm_figures.plot_temperature(run).axes and bmm_figures.plot_reliability(run).axes
     # warm: nothing is evaluated again, the noise is read back, the solver is never built
-    _, again = bc.open_trials(config)
-    second = bc.calibration_study(config, again, zoo, log=lambda *_: None)
+    _, again = trials.open_trials(config)
+    second, *_ = _calibration_study(config, again, zoo)
     assert again.misses == 0 and second.runs[0].decision == run.decision
 
 
@@ -411,11 +545,11 @@ def test_real_posterior_at_zero_temperature_is_the_point_estimate(micro):
     lambdas = {group: -1.0 for group in solver.group_names()}
     tuning = SimpleNamespace(recipe={"method": "test"}, lambdas=lambdas, scale=1.0, build_solver=lambda: solver)
     cache = TrialCache(micro, micro.evaluator(), root=None)
-    noise = solver.noise_variance(lambdas, tokens=bc.gram_tokens(micro, 16))
+    noise = solver.noise_variance(lambdas, tokens=bmm_posterior.gram_tokens(micro, 16))
     assert all(v > 0 for v in noise.values())
     point = protocol.evaluate_predictions(cache.evaluator, solver.merged(lambdas), "val")
-    cold = bc.posterior_draws(cache, tuning, lambda: noise, 0.0, 2, seed=0, split="val")
-    warm = bc.posterior_draws(cache, tuning, lambda: noise, 1e4, 1, seed=0, split="val")
+    cold = bmm_posterior.posterior_draws(cache, tuning, lambda: noise, 0.0, 2, seed=0, split="val")
+    warm = bmm_posterior.posterior_draws(cache, tuning, lambda: noise, 1e4, 1, seed=0, split="val")
     for task in micro.tasks:
         assert np.allclose(cold[0].logits[task], point.logits[task], atol=1e-4)
     assert not np.allclose(warm[0].logits[micro.tasks[0]], point.logits[micro.tasks[0]], atol=1e-3)
