@@ -273,8 +273,8 @@ def cmd_bmm_search(args) -> int:
 
 #: the registered methods, listed here so that building the parser imports no method (a test keeps it equal to the
 #: registry)
-METHODS = ("ace", "average", "bmm", "dare", "fisher", "iso_c", "iso_cts", "regmean", "task_arithmetic", "ties", "tsv",
-           "wudi", "wudi_closed_form")
+METHODS = ("ace", "average", "bmm", "dare", "fisher", "iso_c", "iso_cts", "mog_em", "regmean", "task_arithmetic", "ties",
+           "tsv", "wudi", "wudi_closed_form")
 CACHE_HELP = "cache folder (default $NBMERGE_CACHE or ~/.cache/nbmerge)"
 SUITE_HELP = "a built zoo suite or an imported pool"
 
@@ -496,7 +496,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     warnings.showwarning = _one_line_warning
     try:
-        return args.func(args)
+        try:
+            from .extras import COMMAND_EXTRAS, require
+
+            require(f"nbmerge {args.command}", *COMMAND_EXTRAS.get(args.command, ()))
+            return args.func(args)
+        except ModuleNotFoundError as exc:  # an optional dependency the core install lacks: name the extra
+            from .extras import missing_module_error
+
+            clear = missing_module_error(exc)
+            if clear is None:
+                raise
+            raise clear from exc
     except NbmergeError as exc:
         print(f"nbmerge: error: {exc}", file=sys.stderr)
         return getattr(exc, "exit_code", 2)  # an interrupted report: 128 + the signal's number

@@ -50,12 +50,19 @@ import numpy as np
 import torch
 
 from ..errors import CacheError, CheckpointError, NbmergeError
-from ..io import _atomic_write, atomic_write_text, load_state_dict, save_state_dict, sha256_file
+from ..io import (
+    _atomic_write,
+    atomic_write_text,
+    load_state_dict,
+    save_state_dict,
+    sha256_file,
+)
 from ..metrics import normalized_mean
 from ..models import arch_from_dict
 from ..models.base import Head, encoder_state_dict
 from ..models.minilm import TextArchitecture
 from ..models.vit import Architecture
+from ..progress import progress_bar
 from ..provenance import git_sha
 from .train import Recipe, finetune, fit_head, pretrain, zero_shot_head
 
@@ -285,9 +292,7 @@ def _pool(recipe: Recipe) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _tqdm(total: int, desc: str, quiet: bool):
-    from tqdm import tqdm  # not tqdm.auto: in a notebook it warns about ipywidgets, which reports do not need
-
-    return tqdm(total=total, desc=desc, disable=quiet, leave=False)
+    return progress_bar(total, desc, quiet)
 
 
 def _load_heads(root: Path, tasks: list[str]) -> dict[str, Head]:

@@ -63,6 +63,7 @@ import numpy as np
 
 from ..errors import NbmergeError, NbmergeWarning
 from ..io import atomic_write_text, jsonable
+from ..progress import progress_bar
 from .executors import InProcess, Outcome, build_objective  # noqa: F401  (part of this module's API)
 
 STRATEGIES = ("bayes", "random", "grid", "shared")
@@ -701,12 +702,10 @@ def _run(executor, space: Space, searched: Space, proposer, strategy: str, budge
     if len(records) > budget:
         raise NbmergeError(f"{path} holds {len(records)} trials, more than the budget {budget}")
 
-    from tqdm import tqdm  # not tqdm.auto: in a notebook it warns about ipywidgets, which reports do not need
-
     trials: list[Trial] = []
     mismatches = 0
     log = _Log(path, previous, checked)
-    bar = tqdm(total=budget, initial=min(len(records), budget), desc=desc, disable=not progress, leave=False)
+    bar = progress_bar(budget, desc, quiet=not progress, initial=min(len(records), budget))
     telling = 0.0  # the previous batch's tell: the optimiser time of this batch's trials is that plus its ask
     try:
         # Batch j is always trials [j·batch, (j+1)·batch), asked whole even where the budget cuts it (the extra
