@@ -4,6 +4,7 @@ the `micro` zoo."""
 
 import itertools
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +12,10 @@ import torch
 
 from nbmerge import merge
 from nbmerge.errors import MethodError, NbmergeError
+from nbmerge.params import notebook_config, notebook_parameters
 from nbmerge.solvers import pareto
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "30_pareto.ipynb"
 
 
 def _problem(tasks=3, components=4, params=40, seed=0, spread=0.3):
@@ -307,19 +311,40 @@ def test_components_of_different_shapes_are_named():
         pareto.alpha_matched_gap([[0.1, 0.2]], [[0.1, 0.2, 0.3]])
 
 
-def test_config_rejects_bad_parameters():
+def _config(**overrides):
     from nbmerge.experiments.pareto import ParetoConfig
 
+    return notebook_config(ParetoConfig, NOTEBOOK, **overrides)
+
+
+def test_config_rejects_bad_parameters():
     with pytest.raises(NbmergeError, match="unknown families"):
-        ParetoConfig(families=["simple", "wizard"])
+        _config(families=["simple", "wizard"])
     with pytest.raises(NbmergeError, match="2 or 3 distinct tasks"):
-        ParetoConfig(tasks=["a"])
+        _config(tasks=["a"])
     with pytest.raises(NbmergeError, match="parameter 'components'"):
-        ParetoConfig(components="3")
+        _config(components="3")
     with pytest.raises(NbmergeError, match="must be ≥ 1"):
-        ParetoConfig(front_divisions_2=0)
+        _config(front_divisions_2=0)
     with pytest.raises(NbmergeError, match="temperatures must be positive"):
-        ParetoConfig(temperatures=[1.0, 0.0])
+        _config(temperatures=[1.0, 0.0])
+    with pytest.raises(NbmergeError, match="declares no parameter wizardry"):
+        _config(wizardry=1)
+
+
+def test_the_notebook_parameters_cell_is_the_only_place_of_defaults():
+    from dataclasses import MISSING, fields
+
+    from nbmerge.experiments.pareto import PREVIEW, ParetoConfig
+
+    assert all(f.default is MISSING and f.default_factory is MISSING for f in fields(ParetoConfig))
+    declared = notebook_parameters(NOTEBOOK)
+    assert {f.name for f in fields(ParetoConfig)} <= set(declared)
+    # the tour's preview trains the same IVON posteriors as the notebook's defaults (shared cache entries)
+    posterior = ("ivon_lr", "ivon_ess", "ivon_hess_init", "ivon_beta2", "prior_weight_decay")
+    assert {k: PREVIEW[k] for k in posterior} == {k: declared[k] for k in posterior}
+    nb = NOTEBOOK.read_text()
+    assert "build_config(pareto.ParetoConfig, globals())" in nb and " as experiment" not in nb
 
 
 # ------------------------------------------------------------------------------------- verdicts on fixed predictions
@@ -479,12 +504,13 @@ def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
     matplotlib.use("Agg")
     from nbmerge import protocol
     from nbmerge.experiments import pareto as experiment
+    from nbmerge.experiments.pareto import fronts, runs
     from nbmerge.experiments.common import finish
     from nbmerge.io import jsonable
     from nbmerge.pools import posteriors
     from nbmerge.pools.zoo import open_zoo
 
-    config = experiment.ParetoConfig(**SMOKE, cache=str(micro_cache))
+    config = _config(**SMOKE, cache=str(micro_cache))
 
     def run():
         zoo = open_zoo(config.suite, config.cache)
@@ -535,8 +561,9 @@ def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
 
     _forbid(monkeypatch, posteriors, "train_ivon", "squared_gradient_precision", "multitask_finetune")
     _forbid(monkeypatch, protocol, "evaluate_predictions")
-    _forbid(monkeypatch, experiment, "merge_family")
-    _forbid(monkeypatch, experiment.pareto, "iter_mog_merge", "log_density_spread")
+    for module in (fronts, runs):
+        _forbid(monkeypatch, module, "merge_family")
+    _forbid(monkeypatch, pareto, "iter_mog_merge", "log_density_spread")
     _, again, costs_again, claims_again = run()
     for first, second in zip(results, again):
         assert {f: v["accuracy"] for f, v in first["fronts"].items()} == \
@@ -561,7 +588,7 @@ def test_tour_preview_shows_the_three_families(micro):
 
 
 def test_alpha_batches_fit_the_memory_budget():
-    from nbmerge.experiments.pareto import _BYTES_PER_ALPHA_PER_PARAMETER, alpha_chunks
+    from nbmerge.experiments.pareto.fronts import _BYTES_PER_ALPHA_PER_PARAMETER, alpha_chunks
 
     alphas = torch.linspace(0, 1, 10)[:, None]
     surrogates = {"base": torch.zeros(1000)}
