@@ -93,7 +93,7 @@ def measure(suite: str, cache: Optional[str], budget: int, workers: int, log=pri
         recipe = BMMTrialRecipe(suite=suite, zoo_cache=str(zoo.root.parent.parent), zoo_root=str(zoo.root),
                                 trials_root=None, val_subset=None, device="cpu", anchor="task_arithmetic",
                                 anchor_params={"scale": 0.3}, grams="task_vector", gram_examples=256, gram_seed=0,
-                                beta=0.5, by_depth=0, dtype="float64", groups=tuple(sequential.space.tied))
+                                beta=0.5, depth_bins=0, dtype="float64", groups=tuple(sequential.space.tied))
         began = time.perf_counter()
         ray.init(num_cpus=max(os.cpu_count() or 1, workers), include_dashboard=False, log_to_driver=False,
                  configure_logging=False)

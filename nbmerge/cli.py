@@ -248,7 +248,7 @@ def cmd_bmm_search(args) -> int:
         import_ray()  # says what to install, before loading anything
     zoo = load_zoo(args.suite, args.cache)
     result = tune_bmm(zoo, args.anchor, anchor_params=anchor_params, grams=args.gram, strategy=args.strategy,
-                      budget=args.budget, seed=args.seed, log_path=args.log, by_depth=args.by_depth,
+                      budget=args.budget, seed=args.seed, log_path=args.log, depth_bins=args.by_depth,
                       with_scale=not args.no_scale, gram_examples=args.gram_examples, grid_sizes=args.grid_size,
                       device=device, out=args.out, progress=not (args.quiet or args.json), workers=args.workers,
                       batch=args.batch, ray_address=args.ray_address)

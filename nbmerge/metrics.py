@@ -51,3 +51,9 @@ def normalized_mean(accuracies: Mapping[str, float], expert_accuracies: Mapping[
     of the mean; NaN when no task has one."""
     ratios = [accuracies[t] / expert_accuracies[t] for t in tasks if expert_accuracies[t] > 0]
     return sum(ratios) / len(ratios) if ratios else float("nan")
+
+
+def relative_gain(value: float, reference: float) -> float:
+    """(value − reference)/reference, e.g. of a merge's accuracy over its anchor's; NaN when the reference is 0 (no
+    finite relative gain)."""
+    return (value - reference) / reference if reference > 0 else float("nan")

@@ -425,6 +425,57 @@ def spread(values: Sequence[float]) -> str:
     return f"{v.mean():.2f} ± {sd:.2f} ({v.min():.2f}–{v.max():.2f}, {len(v)} seeds)"
 
 
+def all_of(decisions: Sequence[Optional[bool]]) -> Optional[bool]:
+    """A claim over several parts (anchors, suites): did not hold when any part did not; not tested when any part
+    could not be tested (or there is none); held otherwise."""
+    decisions = list(decisions)
+    if any(d is False for d in decisions):
+        return False
+    if not decisions or any(d is None for d in decisions):
+        return None
+    return True
+
+
+def bootstrap_accuracy(models: Sequence[Predictions], n_boot: int = BOOTSTRAP, seed: int = 0) -> np.ndarray:
+    """[models, n_boot] mean-over-tasks test accuracy of each model on the same stratified resamples (examples drawn
+    within each task, the same indices for every model: a joint paired bootstrap, resampled exactly as
+    :func:`paired_difference` does for the same seed)."""
+    tasks = models[0].tasks
+    rng = np.random.default_rng(seed)
+    out = np.zeros((len(models), n_boot))
+    for task in tasks:
+        labels = models[0].labels[task]
+        for m in models[1:]:
+            if not np.array_equal(m.labels[task], labels):
+                raise NbmergeError(f"bootstrap_accuracy: task {task!r} has different examples across models")
+        idx = rng.integers(0, len(labels), size=(n_boot, len(labels)))
+        for i, m in enumerate(models):
+            out[i] += m.correct(task).astype(np.float64)[idx].mean(axis=1)
+    return out / len(tasks)
+
+
+def quantile_interval(samples: np.ndarray, point: float, level: float = LEVEL) -> dict:
+    """``{"diff", "low", "high"}``: a point estimate with the central ``level`` interval of its bootstrap samples."""
+    tail = (1 - level) / 2
+    low, high = np.quantile(samples, [tail, 1 - tail])
+    return {"diff": float(point), "low": float(low), "high": float(high)}
+
+
+def relative_gain_interval(a: Predictions, b: Predictions, seed: int = 0) -> dict:
+    """(A − B)/B of mean test accuracy (``metrics.relative_gain``), with its paired bootstrap 95% interval
+    (fractions)."""
+    from .metrics import relative_gain
+
+    boot = bootstrap_accuracy([a, b], seed=seed)
+    return quantile_interval((boot[0] - boot[1]) / boot[1], relative_gain(a.mean_accuracy(), b.mean_accuracy()))
+
+
+def agreement(a: Predictions, b: Predictions) -> float:
+    """Share of test examples where two models predict the same class."""
+    same = sum(int((a.logits[t].argmax(-1) == b.logits[t].argmax(-1)).sum()) for t in a.tasks)
+    return same / max(1, sum(len(a.labels[t]) for t in a.tasks))
+
+
 # ------------------------------------------------------------------------------ registered methods, tuned alike
 
 def gram_name(examples: int, seed: int = 0) -> str:

@@ -274,7 +274,7 @@ def test_group_space_ties_the_four_module_groups():
     assert space.names == ["attn_in", "attn_out", "mlp_in", "mlp_out", "scale"]
     assert space.bounds["attn_in"] == RHO_BOUNDS and space.bounds["scale"] == SCALE_BOUNDS
     assert space.reduced().names == ["log10_rho", "scale"]
-    deep = group_space(keys, by_depth=2, with_scale=False, rho_bounds=(-2, 1))
+    deep = group_space(keys, depth_bins=2, with_scale=False, rho_bounds=(-2, 1))
     assert deep.names == ["attn_in:0", "attn_in:1", "attn_out:0", "attn_out:1", "mlp_in:0", "mlp_in:1",
                           "mlp_out:0", "mlp_out:1"]
     assert deep.bounds["mlp_out:1"] == (-2.0, 1.0)

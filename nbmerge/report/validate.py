@@ -252,7 +252,7 @@ def _constant(module: str, name: str) -> Callable[[], list[str]]:
 
 
 STRATEGIES = _constant("..tune.search", "STRATEGIES")
-VARIANTS = _constant("..experiments.bmm_benchmark", "VARIANTS")
+VARIANTS = _constant("..tune.anchors", "VARIANTS")
 GRAM_SOURCES = _constant("..experiments.tour", "GRAM_SOURCES")
 FAMILIES = _constant("..experiments.pareto", "FAMILIES")
 
@@ -291,7 +291,7 @@ RULES: dict[str, Check] = {
         "multitask_divisions_2", "multitask_divisions_3", "front_divisions_2", "front_divisions_3",
         "timing_repeats", "bench_trials")},
     **{name: count(0) for name in (
-        "val_examples", "by_depth", "ivon_steps", "pareto_ivon_steps", "multitask_steps", "timing_divisions_2",
+        "val_examples", "depth_bins", "ivon_steps", "pareto_ivon_steps", "multitask_steps", "timing_divisions_2",
         "timing_divisions_3")},
     "n_initial": optional_count(1, at_most="budget"),
     # real-valued knobs

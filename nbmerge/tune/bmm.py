@@ -48,12 +48,12 @@ def _group_order(group: str) -> tuple:
     return (MODULE_TYPES.index(kind) if kind in MODULE_TYPES else len(MODULE_TYPES), int(depth_bin or 0), group)
 
 
-def group_space(keys: Sequence[str], by_depth: int = 0, with_scale: bool = True,
+def group_space(keys: Sequence[str], depth_bins: int = 0, with_scale: bool = True,
                 rho_bounds: tuple[float, float] = RHO_BOUNDS,
                 scale_bounds: tuple[float, float] = SCALE_BOUNDS) -> Space:
     """The search box: one log10 ρ per tying group of ``keys`` (``module_groups``; keys that are not a block's
     linear module are ignored) plus ``scale``. The groups are tied as ``log10_rho`` for the shared/grid strategies."""
-    groups = sorted(set(module_groups(keys, by_depth).values()), key=_group_order)
+    groups = sorted(set(module_groups(keys, depth_bins).values()), key=_group_order)
     if not groups:
         raise MethodError("group_space: none of the keys is a known linear module (attention in/out, MLP in/out)")
     bounds = {group: rho_bounds for group in groups}
@@ -278,11 +278,11 @@ class _Trials:
     the trial cache. The driver builds one; so does each Ray worker, from a :class:`BMMTrialRecipe`."""
 
     def __init__(self, zoo, cache: TrialCache, base, experts, anchor: str, anchor_params, grams: str,
-                 gram_examples: int, gram_seed: int, beta: float, by_depth: int, dtype: torch.dtype, device: str,
+                 gram_examples: int, gram_seed: int, beta: float, depth_bins: int, dtype: torch.dtype, device: str,
                  groups: Sequence[str], memo: Optional[dict] = None, timing: Optional[dict] = None):
         self.zoo, self.cache, self.base, self.experts = zoo, cache, base, experts
         self.anchor, self.anchor_params, self.grams, self.beta = anchor, anchor_params, grams, beta
-        self.gram_examples, self.gram_seed, self.by_depth = gram_examples, gram_seed, by_depth
+        self.gram_examples, self.gram_seed, self.depth_bins = gram_examples, gram_seed, depth_bins
         self.dtype, self.device, self.groups = dtype, device, list(groups)
         self.timing = {} if timing is None else timing
         self.uses_data = grams != "task_vector"
@@ -295,10 +295,12 @@ class _Trials:
         self.built = _Built(memo, {"grams": ("grams", where, gram_examples, gram_seed),
                                    "anchor": ("anchor", where, anchor_id, device),
                                    "solver": ("solver", where, anchor_id, grams, beta if grams == "hybrid" else None,
-                                              by_depth, str(dtype), device)})
+                                              depth_bins, str(dtype), device)})
+        # "by_depth": the recipes' key text from before the argument was named depth_bins (trial-cache keys and
+        # search logs stay valid)
         self.recipe_settings = {"gram_examples": gram_examples if self.uses_data else None,
                                 "gram_seed": gram_seed if self.uses_data else None,
-                                "beta": beta if grams == "hybrid" else None, "by_depth": by_depth,
+                                "beta": beta if grams == "hybrid" else None, "by_depth": depth_bins,
                                 "dtype": str(dtype).replace("torch.", "")}
         self.expert_val = {t: zoo.manifest["expert_accuracy"]["val"][t] for t in zoo.tasks}
         self.buffer: dict = {}
@@ -327,9 +329,9 @@ class _Trials:
             start = time.perf_counter()
             built["solver"] = BMMSolver(self.base, self.experts, self.anchor_state(),
                                         self.gram_list() if self.uses_data else None, gram=self.grams,
-                                        beta=self.beta, by_depth=self.by_depth, device=self.device, dtype=self.dtype)
+                                        beta=self.beta, by_depth=self.depth_bins, device=self.device, dtype=self.dtype)
             self.timing["solver_s"] = time.perf_counter() - start
-            solver_groups = set(module_groups(list(built["solver"].modules), self.by_depth).values())
+            solver_groups = set(module_groups(list(built["solver"].modules), self.depth_bins).values())
             if solver_groups != set(self.groups):
                 raise MethodError(f"tune_bmm: the solver's groups {sorted(solver_groups)} differ from the search "
                                   f"space's {sorted(self.groups)}")
@@ -384,7 +386,7 @@ class BMMTrialRecipe:
     gram_examples: int
     gram_seed: int
     beta: float
-    by_depth: int
+    depth_bins: int
     dtype: str
     groups: tuple
 
@@ -401,7 +403,7 @@ class BMMTrialRecipe:
         cache = TrialCache(zoo, evaluator, root=self.trials_root)
         base, experts = load_models(zoo)
         trials = _Trials(zoo, cache, base, experts, self.anchor, self.anchor_params, self.grams, self.gram_examples,
-                         self.gram_seed, self.beta, self.by_depth, getattr(torch, self.dtype),
+                         self.gram_seed, self.beta, self.depth_bins, getattr(torch, self.dtype),
                          resolve_device(self.device), self.groups)
         return trials.objective
 
@@ -415,12 +417,13 @@ def _recipe(zoo, cache: TrialCache, trials: "_Trials", anchor_params, device: st
                           val_subset=tuple(cache.evaluator.subset_spec("val") or ()) or None,
                           device="cuda" if str(device).startswith("cuda") else "cpu", anchor=trials.anchor,
                           anchor_params=anchor_params, grams=trials.grams, gram_examples=trials.gram_examples,
-                          gram_seed=trials.gram_seed, beta=trials.beta, by_depth=trials.by_depth,
+                          gram_seed=trials.gram_seed, beta=trials.beta, depth_bins=trials.depth_bins,
                           dtype=str(trials.dtype).replace("torch.", ""), groups=tuple(trials.groups))
 
 
 def tune_bmm(zoo, anchor: str = "task_arithmetic", *, anchor_params=None, grams: str = "data",
-             strategy: str = "bayes", budget: Optional[int] = None, seed: int = 0, log_path=None, by_depth: int = 0,
+             strategy: str = "bayes", budget: Optional[int] = None, seed: int = 0, log_path=None,
+             depth_bins: int = 0,
              with_scale: bool = True, rho_bounds: tuple[float, float] = RHO_BOUNDS,
              scale_bounds: tuple[float, float] = SCALE_BOUNDS, gram_examples: int = 256, gram_seed: int = 0,
              beta: float = 0.5, n_initial: Optional[int] = None, grid_sizes=DEFAULT_GRID, device: str = "cpu",
@@ -431,12 +434,13 @@ def tune_bmm(zoo, anchor: str = "task_arithmetic", *, anchor_params=None, grams:
 
     ``grams``: ``data`` (each expert's input Grams on ``gram_examples`` of its own task's training images,
     sampled with ``gram_seed``; ``pools.zoo.expert_grams``), ``task_vector`` (data-free τᵀτ) or ``hybrid`` (``beta``).
-    ``seed`` drives the search only. ``log_path``: the resumable trial log (``nbmerge.tune.search``); its identity
-    covers the suite, anchor, Grams and space, so a log cannot be resumed against another setup. ``log_path="cache"``
-    puts it under the trial cache (``<cache.root>/bmm-logs/``), named by a hash of everything that defines the
-    search (:func:`cache_log_path`): every notebook that runs the same search on the same zoo shares its log, and a
-    rerun with warm caches replays it instead of searching again. ``out``: write the tuned merge there as an
-    ordinary safetensors checkpoint.
+    ``seed`` drives the search only. ``depth_bins``: 0, one λ per functional group; n ≥ 2, each group split into n
+    depth bins (``modules.module_groups``). ``log_path``: the resumable trial log (``nbmerge.tune.search``); its
+    identity covers the suite, anchor, Grams and space, so a log cannot be resumed against another setup.
+    ``log_path="cache"`` puts it under the trial cache (``<cache.root>/bmm-logs/``), named by a hash of everything
+    that defines the search (:func:`cache_log_path`): every notebook that runs the same search on the same zoo
+    shares its log, and a rerun with warm caches replays it instead of searching again. ``out``: write the tuned
+    merge there as an ordinary safetensors checkpoint.
 
     ``cache``: a ``protocol.TrialCache`` (its evaluator's ``val`` split, possibly a seeded subset, is what the
     search sees). The anchor's predictions and every trial's (the best merge's test ones too) go through it under
@@ -471,10 +475,10 @@ def tune_bmm(zoo, anchor: str = "task_arithmetic", *, anchor_params=None, grams:
     base, experts = load_models(zoo) if memo is None else shared_models(memo, zoo)
     uses_data = grams != "task_vector"
     anchor_parsed = parse_anchor_params(anchor_params)
-    space = group_space(linear_module_keys(base), by_depth, with_scale, rho_bounds, scale_bounds)
+    space = group_space(linear_module_keys(base), depth_bins, with_scale, rho_bounds, scale_bounds)
     groups = list(space.tied)
     trials = _Trials(zoo, cache, base, experts, anchor, anchor_params, grams, gram_examples, gram_seed, beta,
-                     by_depth, dtype, device, groups, memo, timing)
+                     depth_bins, dtype, device, groups, memo, timing)
     built, solver, anchor_key = trials.built, trials.solver, trials.anchor_key
     expert_acc = {t: zoo.manifest["expert_accuracy"]["test"][t] for t in zoo.tasks}
     expert_val = trials.expert_val
@@ -486,7 +490,7 @@ def tune_bmm(zoo, anchor: str = "task_arithmetic", *, anchor_params=None, grams:
                 "anchor_params": anchor_parsed,
                 "gram_examples": gram_examples if uses_data else None,
                 "gram": grams, "gram_seed": gram_seed if uses_data else None,
-                "beta": beta if grams == "hybrid" else None, "by_depth": by_depth,
+                "beta": beta if grams == "hybrid" else None, "by_depth": depth_bins,
                 "dtype": str(dtype).replace("torch.", ""), "split": "val",
                 **({"val_subset": evaluator.subset_spec("val")} if evaluator.subset_spec("val") else {})}
     trial_recipe = trials.trial_recipe
