@@ -99,3 +99,11 @@ def test_the_package_does_not_import_the_repository_scripts():
     offenders = {str(p.relative_to(PACKAGE.parent)): sorted(_top_level_imports(p) & scripts)
                  for p in PACKAGE.rglob("*.py") if _top_level_imports(p) & scripts}
     assert offenders == {}
+
+
+def test_notebook_modules_stay_small():
+    # experiments/ holds what a notebook shows (its config, steps, tables, figures, claims); the methods, solvers,
+    # searches and measures they call live in the library, so no module of it grows past ~300 lines
+    modules = (PACKAGE / "experiments").rglob("*.py")
+    sizes = {str(p.relative_to(PACKAGE)): len(p.read_text().splitlines()) for p in modules}
+    assert {name: n for name, n in sizes.items() if n > 320} == {}
