@@ -3,13 +3,16 @@
 * ``gram_alignment``: BMM's Theorem 1, do activation Grams align with task-vector Grams?
   ``gram_alignment_vs_chance`` adds the baselines a random eigenbasis gives, ``alignment_summary`` the medians per
   module type, ``ratio_interval`` a bootstrap interval over modules.
-* ``ace_diagnostics``: ACE's heterogeneity γ per unit, and whether its gate fires.
+* ``ace_diagnostics``: ACE's heterogeneity γ per unit, and whether its gate fires; ``gate_summary`` sums it up
+  over a model (where the gate fires, median and largest γ).
+* ACE's ablation: ``ace_params`` (a variant as a canonical recipe), ``LADDER`` (the paper's ablation steps) and
+  ``effective`` (which variants the gate makes the same model).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from statistics import median
 from typing import Optional
 
@@ -141,3 +144,44 @@ def ace_diagnostics(base, experts, walk: Optional[Walk] = None, *, eps: float = 
             entry["condition"] = float(singular[0] / singular[-1])
         out[name] = entry
     return out
+
+
+def gate_summary(base, experts, eps: float = CODE_EPS) -> dict:
+    """γ per matrix and where the official gate (γ > 0.3) fires, for these experts: the share of matrices it fires
+    on, the median and largest γ."""
+    diagnostics = ace_diagnostics(base, experts, eps=eps, condition=False)
+    gammas = {k: d["gamma"] for k, d in diagnostics.items()}
+    fired = [k for k, d in diagnostics.items() if d["flag"]]
+    values = [g for g in gammas.values() if np.isfinite(g)]
+    return {"gamma": gammas, "fired": fired, "fired_fraction": len(fired) / max(1, len(diagnostics)),
+            "max_gamma": max(values) if values else float("nan"),
+            "median_gamma": float(np.median(values)) if values else float("nan"), "matrices": len(diagnostics)}
+
+
+# ----------------------------------------------------------------------------------------------- ACE's ablation
+
+# The official defaults of ACE's switches; a recipe names only what differs from them, so ACE with the paper's ε
+# is {"eps": 1e-5} in every notebook that merges it.
+ACE_DEFAULTS = {"eps": CODE_EPS, "adaptive": "auto", "prior": True, "refine": "auto"}
+# The paper's ablation ladder, in its order: (step, switches, gated). The official gate (γ > 0.3) decides where the
+# gated components act: on ViT it never fires and the paper shows +0 for those two steps.
+LADDER = (
+    ("basic closed form", {"adaptive": "off", "prior": False, "refine": "off"}, None),
+    ("+ adaptive normalisation", {"adaptive": "auto", "prior": False, "refine": "off"}, "gated"),
+    ("+ structural prior", {"adaptive": "auto", "prior": True, "refine": "off"}, None),
+    ("+ spectral refinement", {"adaptive": "auto", "prior": True, "refine": "auto"}, "gated"),
+)
+COMPONENTS = ("adaptive normalisation", "structural prior", "spectral refinement")
+FORCED_ON = {"adaptive": "on", "prior": True, "refine": "on"}      # both gated components on every matrix
+GATED_OFF = {"adaptive": "off", "prior": True, "refine": "off"}    # both gated components off (prior kept)
+
+
+def ace_params(eps: float = CODE_EPS, **switches) -> dict:
+    """ACE's parameters as a canonical recipe: only the values that differ from the official defaults."""
+    values = {**ACE_DEFAULTS, "eps": float(eps), **switches}
+    return {k: v for k, v in values.items() if v != ACE_DEFAULTS[k]}
+
+
+def effective(switches: Mapping, gate_off: bool) -> tuple:
+    """The switches as the merge applies them: with the gate off on every matrix, "auto" is "off" (same code)."""
+    return tuple((k, "off" if gate_off and v == "auto" else v) for k, v in sorted(switches.items()))

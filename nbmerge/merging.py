@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional
@@ -49,3 +51,26 @@ def merge_to_file(method: str, base: Source, experts: Sequence[Source], out: str
         record["weights"] = [float(w) for w in weights]
     metadata = {"nbmerge": json.dumps(record, sort_keys=True, default=str)}
     return write_tensors(items, out, max_shard_bytes=max_shard_bytes, metadata=metadata)
+
+
+def time_merge(method: str, base: Source, experts: Sequence[Source], params: Optional[Mapping[str, Any]] = None, *,
+               samples: Sequence[float] = (), repeats: int = 3, cap_s: float = 20.0, device: str = "cpu") -> dict:
+    """Wall time of one merge at α = 1 (no evaluation): ``samples`` already measured (e.g. while tuning) are kept,
+    and the merge is repeated while there are fewer than ``repeats`` and they add up to less than ``cap_s``
+    seconds. Returns ``{"samples": [...], "median": ...}`` in seconds."""
+    samples = list(samples)
+    while len(samples) < repeats and sum(samples) < cap_s:
+        start = time.perf_counter()
+        merge(method, base, experts, {**dict(params or {}), "scale": 1.0}, walk=Walk(device=device))
+        samples.append(time.perf_counter() - start)
+    return {"samples": samples, "median": statistics.median(samples)}
+
+
+def timing_environment(device: str) -> dict:
+    """What a merge time depends on besides the merge: device, threads, CPUs, machine and torch version."""
+    import platform
+
+    import torch
+
+    return {"device": device, "threads": torch.get_num_threads(), "cpus": os.cpu_count(),
+            "machine": platform.machine(), "torch": torch.__version__}

@@ -364,6 +364,25 @@ def paired_difference(a: Predictions, b: Predictions, expert: Optional[Mapping[s
     return Interval(float(point), float(low), float(high), agree / max(total, 1))
 
 
+def bootstrap_samples(a: Predictions, b: Predictions, expert: Mapping[str, float], n_boot: int = BOOTSTRAP,
+                      seed: int = 0) -> np.ndarray:
+    """The bootstrap distribution behind :func:`paired_difference` (same statistic, in points), as an array, so
+    that differences measured on two independent test sets (two suites) can be compared."""
+    rng = np.random.default_rng(seed)
+    stats = np.zeros(n_boot)
+    for task in a.tasks:
+        scale = 1.0 / expert[task] if expert.get(task, 0) > 0 else 1.0
+        d = (a.correct(task).astype(np.float64) - b.correct(task).astype(np.float64)) * scale
+        stats += d[rng.integers(0, len(d), size=(n_boot, len(d)))].mean(axis=1)
+    return 100 * stats / len(a.tasks)
+
+
+def quantile_interval(samples: np.ndarray, point: float, level: float = LEVEL) -> dict:
+    """``{"diff", "low", "high"}``: a point estimate with the central ``level`` interval of its bootstrap samples."""
+    tail = (1 - level) / 2
+    low, high = np.quantile(samples, [tail, 1 - tail])
+    return {"diff": float(point), "low": float(low), "high": float(high)}
+
 def vacuous(a: Predictions, b: Predictions, interval: Optional[Interval] = None, names=("A", "B")) -> Optional[str]:
     """Why comparing A with B cannot test a claim (None when it can): a model at chance, or the two collapsed onto
     one another (the same prediction on ≥ 99.5% of test examples)."""

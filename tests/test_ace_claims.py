@@ -2,14 +2,25 @@
 constructed predictions; the ablation merges only the models the gate makes distinct; the A3 timing record."""
 
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from nbmerge import protocol
-from nbmerge.experiments import ace
+from nbmerge import diagnostics, protocol
+from nbmerge.errors import NbmergeError
+from nbmerge.experiments import ace, ace_claims
 from nbmerge.methods.ace import CODE_EPS
+from nbmerge.params import notebook_config
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+
+
+def config_of(**overrides) -> ace.AceConfig:
+    """The ACE notebook's config at its defaults (its parameters cell), on the micro zoo unless overridden."""
+    return notebook_config(ace.AceConfig, NOTEBOOKS / "10_ace.ipynb", **{"suite": "micro", "suites": ["micro"],
+                                                                           **overrides})
 
 TASKS = ("a", "b")
 N = 400
@@ -51,64 +62,67 @@ def bench_of(ace_acc, others, seed=0, val=None, tasks=TASKS):
 # ----------------------------------------------------------------------------------------------------- recipes
 
 def test_ace_recipes_are_canonical_so_other_notebooks_share_them():
-    assert ace.ace_params(1e-5) == {"eps": 1e-5}
-    assert ace.ace_params(CODE_EPS) == {}
-    assert ace.ace_params(1e-5, adaptive="auto", prior=True) == {"eps": 1e-5}
-    assert ace.ace_params(1e-5, **ace.FORCED_ON) == {"eps": 1e-5, "adaptive": "on", "refine": "on"}
-    config = ace.AceConfig()
+    assert diagnostics.ace_params(1e-5) == {"eps": 1e-5}
+    assert diagnostics.ace_params(CODE_EPS) == {}
+    assert diagnostics.ace_params(1e-5, adaptive="auto", prior=True) == {"eps": 1e-5}
+    assert diagnostics.ace_params(1e-5, **diagnostics.FORCED_ON) == {"eps": 1e-5, "adaptive": "on", "refine": "on"}
+    config = config_of()
     runs = {label: (m, p) for label, m, p in ace.headline_runs(config)}
     assert runs["wudi"] == ("wudi", {"iters": 300}) and runs["tsv"] == ("tsv", {})
     assert set(runs) == {"ace", "ace (ε=1e-2, code)", *config.baselines}
 
 
-def test_config_defaults_match_the_default_profile():
-    config = ace.AceConfig()
+def test_config_is_built_from_the_notebook_and_checked():
+    config = notebook_config(ace.AceConfig, NOTEBOOKS / "10_ace.ipynb")
     assert config.suite == "text8" and config.suites == ("text8",) and config.val_examples == 100
-    with pytest.raises(Exception):
-        ace.AceConfig(scale_grid=())
-    with pytest.raises(Exception):
-        ace.AceConfig(val_examples="100")
+    assert config.eps == 1e-5 and config.scale_grid == protocol.SCALE_GRID
+    with pytest.raises(NbmergeError, match="scale_grid"):
+        config_of(scale_grid=[])
+    with pytest.raises(NbmergeError, match="val_examples"):
+        config_of(val_examples="100")
+    with pytest.raises(TypeError):
+        ace.AceConfig()  # no defaults: the notebook's parameters cell is the only place they are written
 
 
 def test_best_other_is_chosen_on_validation_not_test():
     runs = bench_of(0.8, {"tsv": 0.75, "ties": 0.6}, val={"tsv": 0.5, "ties": 0.7})
-    assert ace.validation_best_other(runs) == "ties"  # best on validation, although TSV is better on test
+    assert ace_claims.validation_best_other(runs) == "ties"  # best on validation, although TSV is better on test
 
 
 # ----------------------------------------------------------------------------------------------------- A1, A2
 
 def test_a1_is_not_tested_with_its_reason():
-    c = ace.claim_a1()
+    c = ace_claims.claim_a1()
     assert c.verdict == "not tested" and "GPT-2" in c.evidence and c.id == "A1" and "BRIEF" not in c.source
 
 
 def test_sota_holds_only_when_ace_beats_every_baseline():
-    held = ace.claim_sota({"s8": bench_of(0.9, {"tsv": 0.7, "ties": 0.6})})
+    held = ace_claims.claim_sota({"s8": bench_of(0.9, {"tsv": 0.7, "ties": 0.6})})
     assert held.verdict == "held" and held.id == "A2" and "arXiv 2603.02945" in held.source
     assert "tsv" in held.ours  # the closest competitor, with its interval
-    lost = ace.claim_sota({"s8": bench_of(0.7, {"tsv": 0.9, "ties": 0.6})})
+    lost = ace_claims.claim_sota({"s8": bench_of(0.7, {"tsv": 0.9, "ties": 0.6})})
     assert lost.verdict == "did not hold"
     # a noisy small edge: the interval crosses 0 → not "beats"
-    close = ace.claim_sota({"s8": bench_of(0.71, {"tsv": 0.70})})
+    close = ace_claims.claim_sota({"s8": bench_of(0.71, {"tsv": 0.70})})
     assert close.verdict == "did not hold"
     # a baseline identical to ACE: collapsed, so the claim cannot be decided
     runs = bench_of(0.9, {"tsv": 0.6})
     runs["ties"] = run("ties", runs["ace"].test)
-    assert ace.claim_sota({"s8": runs}).verdict == "not tested"
+    assert ace_claims.claim_sota({"s8": runs}).verdict == "not tested"
     # every suite must hold
-    assert ace.claim_sota({"s8": bench_of(0.9, {"tsv": 0.7}), "s14": bench_of(0.7, {"tsv": 0.9})}).verdict == \
+    assert ace_claims.claim_sota({"s8": bench_of(0.9, {"tsv": 0.7}), "s14": bench_of(0.7, {"tsv": 0.9})}).verdict == \
         "did not hold"
 
 
 def test_margin_growth_needs_two_task_counts_and_an_interval_above_zero():
-    one = ace.claim_growth({"s8": bench_of(0.9, {"tsv": 0.7})})
+    one = ace_claims.claim_growth({"s8": bench_of(0.9, {"tsv": 0.7})})
     assert one.verdict == "not tested" and "profile paper" in one.evidence
     three = ("a", "b", "c")
-    grows = ace.claim_growth({"s8": bench_of(0.80, {"tsv": 0.75}, seed=1),
+    grows = ace_claims.claim_growth({"s8": bench_of(0.80, {"tsv": 0.75}, seed=1),
                               "s20": bench_of(0.60, {"tsv": 0.30}, seed=2, tasks=three)})
     assert grows.verdict == "held", grows.evidence
     assert "growth" in grows.ours
-    flat = ace.claim_growth({"s8": bench_of(0.8, {"tsv": 0.7}, seed=4),
+    flat = ace_claims.claim_growth({"s8": bench_of(0.8, {"tsv": 0.7}, seed=4),
                              "s20": bench_of(0.8, {"tsv": 0.7}, seed=5, tasks=three)})
     assert flat.verdict == "did not hold"
 
@@ -121,17 +135,17 @@ def _timing(ace_s, tsv_s, wudi_s):
 
 
 def test_cost_thresholds():
-    assert ace.claim_cost(_timing(2.0, 1.0, 50.0), "s8").verdict == "held"
-    assert ace.claim_cost(_timing(4.0, 1.0, 50.0), "s8").verdict == "did not hold"    # > 3× TSV-M
-    assert ace.claim_cost(_timing(2.0, 1.0, 8.0), "s8").verdict == "did not hold"     # not 5× below WUDI
-    assert ace.claim_cost(None, "s8").verdict == "not tested"
+    assert ace_claims.claim_cost(_timing(2.0, 1.0, 50.0), "s8").verdict == "held"
+    assert ace_claims.claim_cost(_timing(4.0, 1.0, 50.0), "s8").verdict == "did not hold"    # > 3× TSV-M
+    assert ace_claims.claim_cost(_timing(2.0, 1.0, 8.0), "s8").verdict == "did not hold"     # not 5× below WUDI
+    assert ace_claims.claim_cost(None, "s8").verdict == "not tested"
 
 
 def test_merge_timing_is_measured_once_then_read_back(tmp_path, tiny, monkeypatch):
     base, experts = tiny
     cache = SimpleNamespace(root=tmp_path)
     lab = ace.Lab(SimpleNamespace(manifest={"suite": "tiny"}), cache, base, experts)
-    config = ace.AceConfig(wudi_iters=2, timing_repeats=2, timing_cap_s=60.0)
+    config = config_of(wudi_iters=2, timing_repeats=2, timing_cap_s=60.0)
     lab.merge_seconds[ace._recipe_key(protocol.method_recipe("tsv", {}))] = [123.0]   # a sample from tuning
     first = ace.merge_timing(lab, config, log=lambda *_: None)
     assert set(first["seconds"]) == {"ace", "tsv", "wudi"} and not first["cached"]
@@ -152,10 +166,10 @@ def ladder(experts, accuracies, gate_fraction, extras=None, seed=0, labels=None)
     """A ladder result as :func:`ace.ablation` returns it; ``accuracies`` per step (None: same as previous)."""
     top = preds(0.5, seed)
     runs, steps, previous = {}, [], None
-    for index, ((label, switches, gated), acc) in enumerate(zip(ace.LADDER, accuracies)):
+    for index, ((label, switches, gated), acc) in enumerate(zip(diagnostics.LADDER, accuracies)):
         same = acc is None
         runs[label] = previous if same else run(label, same_labels(top, acc, seed + index), experts=experts)
-        steps.append({"step": label, "same_as": ace.LADDER[index - 1][0] if same else ""})
+        steps.append({"step": label, "same_as": diagnostics.LADDER[index - 1][0] if same else ""})
         previous = runs[label]
     for k, (label, acc) in enumerate((extras or {}).items()):
         runs[label] = run(label, same_labels(top, acc, seed + 50 + k), experts=experts)
@@ -165,35 +179,35 @@ def ladder(experts, accuracies, gate_fraction, extras=None, seed=0, labels=None)
 
 def test_components_are_decided_where_active_only():
     zoo = ladder("zoo", [0.6, None, 0.8, None], 0.0, {"forced on": 0.8})
-    alone = ace.claim_components([zoo], "s8")
+    alone = ace_claims.claim_components([zoo], "s8")
     assert alone.verdict == "not tested" and "tested nowhere" in alone.evidence  # the gated ones cannot be tested
     assert "gate fired on no matrix" in alone.evidence
     hetero = ladder("variants:x", [0.5, 0.65, 0.75, 0.9], 0.6)
-    assert ace.claim_components([zoo, hetero], "s8").verdict == "held"
+    assert ace_claims.claim_components([zoo, hetero], "s8").verdict == "held"
     worse = ladder("variants:x", [0.5, 0.65, 0.75, 0.6], 0.6)   # refinement hurts where it is active
-    assert ace.claim_components([zoo, worse], "s8").verdict == "did not hold"
+    assert ace_claims.claim_components([zoo, worse], "s8").verdict == "did not hold"
     prior_flat = ladder("zoo", [0.6, None, 0.6, None], 0.0)     # the prior adds nothing on the zoo's experts
-    assert ace.claim_components([prior_flat, hetero], "s8").verdict == "did not hold"
+    assert ace_claims.claim_components([prior_flat, hetero], "s8").verdict == "did not hold"
 
 
 def test_gating_behaviour():
     zoo = ladder("zoo", [0.6, None, 0.8, None], 0.0, {"forced on": 0.8})
     # forced on gains nothing measurable (same accuracy, other mistakes); the gate helps where it fires
     hetero = ladder("variants:x", [0.5, 0.6, 0.7, 0.9], 0.6, {"gated components off": 0.7})
-    held = ace.claim_gating(zoo, hetero, 10.0, "s8")
+    held = ace_claims.claim_gating(zoo, hetero, 10.0, "s8")
     assert held.verdict == "held", held.evidence
     assert held.id == "A5"
     # forcing the components on helps a lot where the gate is off: the gate left a gain on the table
     helped = ladder("zoo", [0.6, None, 0.6, None], 0.0, {"forced on": 0.9})
-    assert ace.claim_gating(helped, hetero, 5.0, "s8").verdict == "did not hold"
+    assert ace_claims.claim_gating(helped, hetero, 5.0, "s8").verdict == "did not hold"
     # the gate fires, but the gated components do not beat ACE without them
     useless = ladder("variants:x", [0.5, 0.6, 0.7, 0.7], 0.6, {"gated components off": 0.9})
-    assert ace.claim_gating(zoo, useless, 5.0, "s8").verdict == "did not hold"
+    assert ace_claims.claim_gating(zoo, useless, 5.0, "s8").verdict == "did not hold"
     # heterogeneous experts on which the gate never fires are no test of (b)
     silent = ladder("variants:x", [0.5, None, 0.7, None], 0.0, {"gated components off": 0.7})
-    assert ace.claim_gating(zoo, silent, 5.0, "s8").verdict == "not tested"
+    assert ace_claims.claim_gating(zoo, silent, 5.0, "s8").verdict == "not tested"
     # a margin too tight for the data: inconclusive
-    assert ace.claim_gating(zoo, hetero, 0.1, "s8").verdict == "not tested"
+    assert ace_claims.claim_gating(zoo, hetero, 0.1, "s8").verdict == "not tested"
 
 
 def test_ablation_merges_only_what_the_gate_makes_distinct(monkeypatch):
@@ -205,7 +219,7 @@ def test_ablation_merges_only_what_the_gate_makes_distinct(monkeypatch):
         return run(label, preds(0.5 + 0.01 * len(calls), seed=len(calls)))
 
     monkeypatch.setattr(ace, "run_method", fake_run)
-    config = ace.AceConfig(eps=1e-5)
+    config = config_of(eps=1e-5)
     lab = SimpleNamespace(experts_name="zoo")
     off = ace.ablation(lab, config, {"fired_fraction": 0.0}, extras=("forced on", "gated components off"),
                        log=lambda *_: None)

@@ -1,13 +1,18 @@
 """The logic behind the notebooks (nbmerge.experiments): analytic checks on tiny inputs, determinism on `micro`."""
 
 import json
+from pathlib import Path
 
 import pytest
 import torch
 
+from nbmerge import interference
 from nbmerge.errors import NbmergeError
 from nbmerge.experiments import tour
 from nbmerge.experiments.common import Claim, claim, finish
+from nbmerge.params import notebook_config
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 W = "visual.transformer.resblocks.{}.{}"
 
@@ -17,13 +22,13 @@ def _model(values: dict) -> dict:
 
 
 def test_module_kind_reads_open_clip_and_hf_names():
-    assert tour.module_kind(W.format(3, "attn.in_proj_weight")) == ("attn-in", 3)
-    assert tour.module_kind(W.format(0, "attn.out_proj.weight")) == ("attn-out", 0)
-    assert tour.module_kind(W.format(1, "mlp.c_fc.weight")) == ("mlp-in", 1)
-    assert tour.module_kind(W.format(2, "mlp.c_proj.weight")) == ("mlp-out", 2)
-    assert tour.module_kind("vision_model.encoder.layers.5.self_attn.k_proj.weight") == ("attn-in", 5)
-    assert tour.module_kind("vision_model.encoder.layers.5.mlp.fc2.weight") == ("mlp-out", 5)
-    assert tour.module_kind("visual.proj") == ("other", None)
+    assert interference.module_kind(W.format(3, "attn.in_proj_weight")) == ("attn-in", 3)
+    assert interference.module_kind(W.format(0, "attn.out_proj.weight")) == ("attn-out", 0)
+    assert interference.module_kind(W.format(1, "mlp.c_fc.weight")) == ("mlp-in", 1)
+    assert interference.module_kind(W.format(2, "mlp.c_proj.weight")) == ("mlp-out", 2)
+    assert interference.module_kind("vision_model.encoder.layers.5.self_attn.k_proj.weight") == ("attn-in", 5)
+    assert interference.module_kind("vision_model.encoder.layers.5.mlp.fc2.weight") == ("mlp-out", 5)
+    assert interference.module_kind("visual.proj") == ("other", None)
 
 
 def test_sign_conflicts_count_disagreeing_entries():
@@ -32,9 +37,9 @@ def test_sign_conflicts_count_disagreeing_entries():
     # task 1 and task 2 disagree on the sign of the first row, agree on the second
     one = _model({key: [[1, 2, 3, 4, 5], [1, 1, 1, 1, 1]]})
     two = _model({key: [[-1, -2, -3, -4, -5], [2, 2, 2, 2, 2]]})
-    (row,) = tour.sign_conflicts(base, [one, two], density=1.0)
+    (row,) = interference.sign_conflicts(base, [one, two], density=1.0)
     assert row["all"] == pytest.approx(0.5) and row["trimmed"] == pytest.approx(0.5)
-    (row,) = tour.sign_conflicts(base, [one, two], density=0.3)  # keeps the 3 largest of each: row 0's 3,4,5
+    (row,) = interference.sign_conflicts(base, [one, two], density=0.3)  # keeps the 3 largest of each: row 0's 3,4,5
     assert row["trimmed"] == pytest.approx(1.0)
 
 
@@ -44,8 +49,8 @@ def test_subspace_overlap_is_one_for_shared_and_zero_for_disjoint_directions():
     e = torch.eye(4, dtype=torch.float64)
     same = [_model({key: 3 * torch.outer(e[0], e[1])}), _model({key: torch.outer(e[0], e[2])})]
     apart = [_model({key: torch.outer(e[0], e[1])}), _model({key: torch.outer(e[3], e[1])})]
-    assert tour.subspace_overlap(base, same, top_fraction=0.25)[0]["overlap"] == pytest.approx(1.0)
-    assert tour.subspace_overlap(base, apart, top_fraction=0.25)[0]["overlap"] == pytest.approx(0.0, abs=1e-12)
+    assert interference.subspace_overlap(base, same, top_fraction=0.25)[0]["overlap"] == pytest.approx(1.0)
+    assert interference.subspace_overlap(base, apart, top_fraction=0.25)[0]["overlap"] == pytest.approx(0.0, abs=1e-12)
 
 
 def test_claim_verdicts():
@@ -57,11 +62,12 @@ def test_claim_verdicts():
 
 def test_finish_writes_metrics(tmp_path, capsys):
     out = tmp_path / "metrics.json"
+    config = notebook_config(tour.TourConfig, NOTEBOOKS / "00_tour.ipynb", suite="micro")
     finish("demo", headline={"name": "h", "value": torch.tensor(0.5)}, metrics={"nan": float("nan")},
-           claims=[claim("c", "s", True, "e")], config=tour.TourConfig(), out=out)
+           claims=[claim("c", "s", True, "e")], config=config, out=out)
     record = json.loads(out.read_text())
     assert record["headline"]["value"] == 0.5 and record["metrics"]["nan"] is None
-    assert record["claims"][0]["verdict"] == "held" and record["parameters"]["suite"] == "text8"
+    assert record["claims"][0]["verdict"] == "held" and record["parameters"]["suite"] == "micro"
     assert "git_sha" in record["fingerprint"] and "environment:" in capsys.readouterr().out
     with pytest.raises(NbmergeError, match="headline needs"):
         finish("demo", headline={"value": 1}, metrics={}, out=out)

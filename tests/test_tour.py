@@ -1,13 +1,24 @@
 """The tour (notebooks/00_tour.ipynb): its verdicts come from paired intervals under one tuning protocol, its merges
 go through the shared trial cache, and its parameters cell matches its config."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from nbmerge import protocol
 from nbmerge.errors import NbmergeError
-from nbmerge.experiments import tour
+from nbmerge.experiments import tour, tour_claims, tour_figures
+from nbmerge.params import notebook_config
 from nbmerge.pools.zoo import load_models, open_zoo
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOK = NOTEBOOKS / "00_tour.ipynb"
+
+
+def _config(**overrides) -> tour.TourConfig:
+    """The tour's config at its notebook's defaults, on the micro zoo unless overridden."""
+    return notebook_config(tour.TourConfig, NOTEBOOK, **{"suite": "micro", **overrides})
 
 TASKS = ("a", "b")
 N = 300          # test examples per task
@@ -48,7 +59,7 @@ def test_claims_are_decided_by_paired_intervals_not_point_estimates():
     comparison = _comparison({"task_arithmetic": (0.6, 0.3, 0.6), "ties": (0.7, 1.0, 0.7),
                               "tsv": (0.6, 1.4, 0.6),        # the same predictions as task arithmetic: collapsed
                               "iso_cts": (0.5, 4.0, 0.5)})
-    claims = {c.id: c for c in tour.tour_claims(comparison)}
+    claims = {c.id: c for c in tour_claims.tour_claims(comparison)}
     assert [c for c in claims] == ["T1", "T2", "T3", "T4", "T5", "T6", "T7"]
     assert claims["T1"].verdict == "held" and "+11.1" in claims["T1"].ours      # (0.7 − 0.6) / 0.9
     assert "ties 1, task_arithmetic 0.3" in claims["T1"].evidence               # each model's own α
@@ -71,14 +82,14 @@ def test_a_small_gain_within_the_noise_does_not_hold():
     comparison.decide()
     decision = comparison.versus["ties"]
     assert decision["interval"]["diff"] > 0 and decision["interval"]["low"] < 0 and decision["held"] is False
-    assert tour.tour_claims(comparison)[0].verdict == "did not hold"
+    assert tour_claims.tour_claims(comparison)[0].verdict == "did not hold"
 
 
 def test_bmm_claims_compare_with_the_anchor():
     section = _comparison({"task_arithmetic": (0.6, 0.3, 0.6), "BMM data-assisted": (0.75, 1.0, 0.7),
                            "BMM data-free": (0.55, 1.0, 0.5)})
     main = _comparison({"task_arithmetic": (0.6, 0.3, 0.6)})
-    claims = {c.id: c for c in tour.tour_claims(main, section)}
+    claims = {c.id: c for c in tour_claims.tour_claims(main, section)}
     assert claims["T6"].verdict == "held" and claims["T7"].verdict == "did not hold"
     assert "BMM, arXiv 2605.12843" in claims["T6"].source
 
@@ -103,7 +114,7 @@ def test_rows_have_no_missing_cells_and_the_figures_draw():
     assert all(r[c] is not None for r in rows for c in columns)   # a None would print as "None"
     assert rows[2]["vs reference"] == "reference" and rows[3]["vs reference"].startswith("+11.1")
     assert rows[3]["α"] == "1" and rows[3]["val"] == pytest.approx(0.7)
-    for fig in (tour.plot_alpha_curves(comparison), tour.plot_comparison(comparison)):
+    for fig in (tour_figures.plot_alpha_curves(comparison), tour_figures.plot_comparison(comparison)):
         assert fig.axes
         plt.close(fig)
 
@@ -120,7 +131,7 @@ def test_analyses_are_computed_once_per_zoo_and_key(tmp_path):
     from types import SimpleNamespace
 
     zoo = SimpleNamespace(root=Path("toy-123"), manifest={"checksums": {"base": "abc"}})
-    config = tour.TourConfig(cache=str(tmp_path))
+    config = _config(cache=str(tmp_path))
     calls = []
 
     def compute():
@@ -134,32 +145,29 @@ def test_analyses_are_computed_once_per_zoo_and_key(tmp_path):
     assert list((tmp_path / "analyses").iterdir())
 
 
-def test_config_checks_and_matches_the_notebook():
-    from nbmerge.report.pipeline import Options, notebook_parameters
-
+def test_config_checks_and_is_built_from_the_notebook():
     with pytest.raises(NbmergeError, match="parameter 'seed'"):
-        tour.TourConfig(seed="0")
+        _config(seed="0")
     with pytest.raises(NbmergeError, match="bmm_grams"):
-        tour.TourConfig(bmm_grams=["hessian"])
+        _config(bmm_grams=["hessian"])
     with pytest.raises(NbmergeError, match="data-free"):
-        tour.TourConfig(bmm_anchor="regmean")
+        _config(bmm_anchor="regmean")
     with pytest.raises(NbmergeError, match="two"):
-        tour.TourConfig(pareto_tasks=["a"])
-    assert tour.TourConfig(methods=["ties"]).methods == ("ties",)
-    declared = notebook_parameters(Options().notebooks / "00_tour.ipynb")
-    config = tour.as_dict(tour.TourConfig())
-    for name, value in declared.items():
-        if name in config:
-            expected = list(config[name]) if isinstance(config[name], tuple) else config[name]
-            assert value == expected, name
-    assert set(config) <= set(declared)
+        _config(pareto_tasks=["a"])
+    with pytest.raises(NbmergeError, match="declares no parameter"):
+        _config(no_such_knob=1)
+    with pytest.raises(TypeError):
+        tour.TourConfig()  # no defaults: the notebook's parameters cell is the only place they are written
+    assert _config(methods=["ties"]).methods == ("ties",)
+    config = notebook_config(tour.TourConfig, NOTEBOOK)
+    assert config.suite == "text8" and config.methods[0] == "task_arithmetic"   # the notebook's own defaults
 
 
 def test_the_tour_on_micro_goes_through_the_trial_cache(micro_cache, monkeypatch):
     """Every merge is tuned on the same grid on the validation subset; a second run evaluates nothing and collects
     no Grams, and gives the same numbers."""
-    config = tour.TourConfig(suite="micro", cache=str(micro_cache), methods=("task_arithmetic", "ties", "regmean"),
-                             val_examples=40, gram_examples=16, bmm_grams=("task_vector",))
+    config = _config(cache=str(micro_cache), methods=["task_arithmetic", "ties", "regmean"], val_examples=40,
+                     gram_examples=16, bmm_grams=["task_vector"])
     zoo = open_zoo(config.suite, config.cache)
     base, experts = load_models(zoo)
     collected, merged = [], []
@@ -195,4 +203,4 @@ def test_the_tour_on_micro_goes_through_the_trial_cache(micro_cache, monkeypatch
     bmm_recipe = first_bmm.tuned["BMM data-free"].recipe
     assert bmm_recipe["params"]["anchor_params"] == {"scale": first.tuned["task_arithmetic"].alpha}
     assert set(first.versus) == {"ties", "regmean"} and set(first_bmm.versus) == {"BMM data-free"}
-    assert [c.verdict for c in tour.tour_claims(second, second_bmm)][5] == "not tested"  # T6: no data BMM run
+    assert [c.verdict for c in tour_claims.tour_claims(second, second_bmm)][5] == "not tested"  # T6: no data BMM run

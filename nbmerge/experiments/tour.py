@@ -1,7 +1,8 @@
-"""The logic behind ``notebooks/00_tour.ipynb``: task vectors, interference, and the classic merges side by side.
+"""The steps of ``notebooks/00_tour.ipynb``: its config, the classic merges tuned alike, BMM on an anchor, the
+Pareto preview, and what metrics.json keeps.
 
-Every function takes a built zoo (or its task vectors) and returns plain numbers or a matplotlib figure, so the
-notebook's cells stay one or two lines each and everything here is tested.
+The measurements of the checkpoints (task-vector geometry, interference) are library code in
+:mod:`nbmerge.interference`; the tour's figures are in :mod:`.tour_figures`, its claims in :mod:`.tour_claims`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Optional
 
 import numpy as np
-import torch
 
 from .. import protocol
 from ..device import resolve_device
@@ -18,9 +18,8 @@ from ..errors import NbmergeError
 from ..merging import merge
 from ..methods import get_method
 from ..metrics import normalized_mean
-from ..modules import module_depth, module_type
 from ..pools.zoo import expert_grams
-from ..walker import Walk, is_linear_weight, task_vectors
+from ..walker import Walk
 from .common import check_config
 
 # What each classic method fixes, in one line (shown in the comparison table and the notebook).
@@ -35,26 +34,32 @@ EXPLAINS = {
 }
 REFERENCE = "task_arithmetic"   # every claim of the tour compares a method with task arithmetic
 GRAM_SOURCES = ("data", "task_vector")
+GRAM_LABELS = {"data": "data-assisted", "task_vector": "data-free"}
+DATA_GRAMS = ("data", "hybrid")   # BMM's `gram` sources that read data Grams
 BMM_LOG10_RHO = -1.0            # the registered bmm's default prior strength (23_bmm_search.ipynb tunes it)
+
 
 
 @dataclass(frozen=True)
 class TourConfig:
-    suite: str = "text8"
-    device: str = "cpu"
-    seed: int = 0                # seeds the validation subset and the Gram sample
-    methods: tuple = ("task_arithmetic", "ties", "tsv", "iso_cts", "regmean", "ace")
-    val_examples: int = 100      # validation examples per task on which α is chosen (0: the whole split)
-    gram_examples: int = 256     # training examples per task whose activations form RegMean's (and BMM's) Grams
-    top_fraction: float = 0.1    # share of singular directions compared in the subspace-overlap figure
-    bmm_anchor: str = "task_arithmetic"   # the BMM section's anchor (prior mean), a data-free method
-    bmm_grams: tuple = GRAM_SOURCES       # BMM with data Grams and/or data-free (task-vector Grams)
-    pareto_preview: bool = False  # train IVON posteriors for the Pareto preview (off: a pointer to 30_pareto.ipynb)
-    pareto_tasks: tuple = ()     # the preview's two tasks (empty: the zoo's first two)
-    pareto_components: int = 2   # IVON runs per task in the Pareto preview (MultiIVON components)
-    pareto_ivon_steps: int = 0   # IVON steps per run (0: the zoo's expert steps)
-    pareto_divisions: int = 10   # α grid of the 2-task preview: α₁ ∈ {0, 1/n, ..., 1}
-    cache: str = ""              # zoo cache folder; "" means $NBMERGE_CACHE or ~/.cache/nbmerge
+    """The tour's knobs; their defaults are written once, in the notebook's parameters cell (build the config with
+    ``nbmerge.params.build_config`` or ``notebook_config``)."""
+
+    suite: str
+    device: str
+    seed: int                    # seeds the validation subset and the Gram sample
+    methods: tuple
+    val_examples: int            # validation examples per task on which α is chosen (0: the whole split)
+    gram_examples: int           # training examples per task whose activations form RegMean's (and BMM's) Grams
+    top_fraction: float          # share of singular directions compared in the subspace-overlap figure
+    bmm_anchor: str              # the BMM section's anchor (prior mean), a data-free method
+    bmm_grams: tuple             # BMM with data Grams and/or data-free (task-vector Grams)
+    pareto_preview: bool         # train IVON posteriors for the Pareto preview (off: a pointer to 30_pareto.ipynb)
+    pareto_tasks: tuple          # the preview's two tasks (empty: the zoo's first two)
+    pareto_components: int       # IVON runs per task in the Pareto preview (MultiIVON components)
+    pareto_ivon_steps: int       # IVON steps per run (0: the zoo's expert steps)
+    pareto_divisions: int        # α grid of the 2-task preview: α₁ ∈ {0, 1/n, ..., 1}
+    cache: str                   # zoo cache folder; "" means $NBMERGE_CACHE or ~/.cache/nbmerge
 
     def __post_init__(self):
         check_config(self)
@@ -69,80 +74,6 @@ class TourConfig:
                                "data-free (e.g. task_arithmetic, ties, tsv), or data-free BMM would use data")
         if self.pareto_tasks and len(self.pareto_tasks) != 2:
             raise NbmergeError(f"pareto_tasks: the preview shows two tasks, got {list(self.pareto_tasks)}")
-
-
-def module_kind(key: str) -> tuple[str, Optional[int]]:
-    """(attn-in | attn-out | mlp-in | mlp-out | other, block depth), by BMM's tying rules (``nbmerge/modules.py``)."""
-    kind = module_type(key)
-    return (kind.replace("_", "-") if kind else "other"), module_depth(key)
-
-
-def linear_keys(base: dict) -> list[str]:
-    return [k for k, v in base.items() if is_linear_weight(k, v.shape) and module_kind(k)[0] != "other"]
-
-
-def task_vector_geometry(base: dict, experts: list[dict], tasks: list[str]) -> dict:
-    """Norms and pairwise cosines of the flattened task vectors τ_t = θ_t − θ_0."""
-    vectors = task_vectors(base, experts)
-    flat = torch.stack([torch.cat([v.reshape(-1).double() for v in tv.values()]) for tv in vectors])
-    norms = flat.norm(dim=1)
-    cosines = (flat @ flat.T) / (norms[:, None] * norms[None, :])
-    off = cosines[~torch.eye(len(tasks), dtype=torch.bool)]
-    return {"tasks": tasks, "norms": norms.tolist(), "cosines": cosines.tolist(),
-            "mean_offdiag_cosine": float(off.mean()) if len(off) else float("nan"),
-            "base_norm": float(torch.cat([v.reshape(-1).double() for v in base.values()]).norm())}
-
-
-def sign_conflicts(base: dict, experts: list[dict], density: float = 0.2) -> list[dict]:
-    """Per linear module: the share of entries whose task-vector signs disagree across tasks.
-
-    ``all`` counts every entry; ``trimmed`` counts only entries that survive TIES's trim (top ``density`` of
-    each task's magnitudes) in at least two tasks — the conflicts TIES's sign election then resolves.
-    """
-    vectors = task_vectors(base, experts)
-    rows = []
-    for key in linear_keys(base):
-        stack = torch.stack([tv[key].double() for tv in vectors])
-        signs = torch.sign(stack)
-        mixed = (signs.max(0).values > 0) & (signs.min(0).values < 0)
-        k = max(1, int(density * stack[0].numel()))
-        keep = torch.stack([t.abs() >= t.abs().flatten().kthvalue(t.numel() - k + 1).values for t in stack])
-        kept_signs = signs * keep
-        trimmed_mixed = (kept_signs.max(0).values > 0) & (kept_signs.min(0).values < 0)
-        shared = keep.sum(0) >= 2
-        kind, depth = module_kind(key)
-        rows.append({"key": key, "kind": kind, "depth": depth, "all": float(mixed.double().mean()),
-                     "trimmed": float(trimmed_mixed.double().sum() / shared.sum().clamp(min=1))})
-    return rows
-
-
-def subspace_overlap(base: dict, experts: list[dict], top_fraction: float = 0.1) -> list[dict]:
-    """Per linear module: mean pairwise overlap ‖U_iᵀU_j‖²_F / k of the tasks' top-k left singular subspaces.
-
-    1 means the tasks write into the same output directions (they interfere when added); random k-dimensional
-    subspaces of R^d overlap by k/d on average, reported as ``chance``.
-    """
-    vectors = task_vectors(base, experts)
-    rows = []
-    for key in linear_keys(base):
-        mats = [tv[key].double() for tv in vectors]
-        d = min(mats[0].shape)
-        k = max(1, int(round(top_fraction * d)))
-        bases = [torch.linalg.svd(m, full_matrices=False)[0][:, :k] for m in mats]
-        pairs = [float((bases[i].T @ bases[j]).pow(2).sum() / k)
-                 for i in range(len(bases)) for j in range(i + 1, len(bases))]
-        kind, depth = module_kind(key)
-        rows.append({"key": key, "kind": kind, "depth": depth, "k": k, "overlap": float(np.mean(pairs)),
-                     "chance": k / mats[0].shape[0]})
-    return rows
-
-
-def spectra(base: dict, experts: list[dict], key: str) -> dict:
-    """Singular values of each task vector and of their sum at one module (normalised to the largest)."""
-    vectors = task_vectors(base, experts)
-    single = [torch.linalg.svdvals(tv[key].double()) for tv in vectors]
-    total = torch.linalg.svdvals(sum(tv[key].double() for tv in vectors))
-    return {"key": key, "tasks": [(s / s[0]).tolist() for s in single], "sum": (total / total[0]).tolist()}
 
 
 # ------------------------------------------------------------------------------------- the merges, tuned alike
@@ -167,7 +98,10 @@ def gram_source(zoo, config: TourConfig):
 
 
 def uses_data(method: str, params: dict) -> bool:
-    return "grams" in get_method(method).needs or params.get("gram") in ("data", "hybrid")
+    """Whether ``method`` with ``params`` reads data Grams: the registry says it needs them, or it takes them
+    optionally (BMM) and its ``gram`` source is data-based."""
+    spec = get_method(method)
+    return "grams" in spec.needs or ("grams" in spec.optional and params.get("gram") in DATA_GRAMS)
 
 
 def tune_and_test(cache, method: str, base: dict, experts: list[dict], grams, config: TourConfig,
@@ -328,9 +262,6 @@ def bmm_section(zoo, config: TourConfig, base: dict, experts: list[dict], compar
     return section
 
 
-GRAM_LABELS = {"data": "data-assisted", "task_vector": "data-free"}
-
-
 # ------------------------------------------------------------------------------------------- Pareto preview
 
 def pareto_preview(zoo, config: TourConfig) -> Optional[dict]:
@@ -356,188 +287,10 @@ def preview_summary(preview: Optional[dict]) -> str:
     return text
 
 
-# ------------------------------------------------------------------------------------------------------- figures
-
-def plot_geometry(geometry: dict):
-    import matplotlib.pyplot as plt
-
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
-    tasks = geometry["tasks"]
-    left.bar(tasks, geometry["norms"], color="#4c72b0")
-    left.set_title("‖τ_t‖ (task-vector norm)")
-    left.set_ylabel("L2 norm")
-    image = right.imshow(np.array(geometry["cosines"]), vmin=-1, vmax=1, cmap="RdBu_r")
-    right.set_xticks(range(len(tasks)), tasks, rotation=30)
-    right.set_yticks(range(len(tasks)), tasks)
-    right.set_title("cosine(τ_i, τ_j)")
-    fig.colorbar(image, ax=right, fraction=0.046)
-    fig.tight_layout()
-    return fig
-
-
-def module_label(row: dict) -> str:
-    """``depth.kind``, with q/k/v told apart when a model stores them separately (BERT, HF CLIP)."""
-    label = f"{row['depth']}.{row['kind']}"
-    for part in row["key"].split("."):
-        if part in ("query", "key", "value", "q_proj", "k_proj", "v_proj"):
-            return f"{label}.{part[0]}"
-    return label
-
-
-def plot_interference(conflicts: list[dict], overlaps: list[dict]):
-    import matplotlib.pyplot as plt
-
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2))
-    x = np.arange(len(conflicts))
-    left.bar(x - 0.2, [r["all"] for r in conflicts], 0.4, label="all entries")
-    left.bar(x + 0.2, [r["trimmed"] for r in conflicts], 0.4, label="after TIES trim (top 20%)")
-    left.set_xticks(x, [module_label(r) for r in conflicts], rotation=90, fontsize=6)
-    left.set_ylabel("share with conflicting signs")
-    left.set_title("sign conflicts per module")
-    left.set_ylim(0, 1.25)  # headroom: the legend sits above the bars, not on them
-    left.legend(fontsize=8, loc="upper center", ncol=2)
-    x = np.arange(len(overlaps))
-    right.bar(x, [r["overlap"] for r in overlaps], color="#dd8452", label="task pairs (mean)")
-    right.plot(x, [r["chance"] for r in overlaps], "k_", markersize=8, label="random subspaces")
-    right.set_xticks(x, [module_label(r) for r in overlaps], rotation=90, fontsize=6)
-    right.set_ylabel("‖U_iᵀU_j‖²_F / k")
-    right.set_title("overlap of top singular subspaces")
-    right.set_ylim(0, 1.25 * max([r["overlap"] for r in overlaps] + [r["chance"] for r in overlaps] + [1e-3]))
-    right.legend(fontsize=8, loc="upper center", ncol=2)
-    fig.tight_layout()
-    return fig
-
-
-def plot_spectra(spectrum: dict):
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    for i, values in enumerate(spectrum["tasks"]):
-        ax.semilogy(values, alpha=0.6, label=f"τ_{i + 1}")
-    ax.semilogy(spectrum["sum"], "k", linewidth=2, label="Σ_t τ_t")
-    ax.set_xlabel("singular value index")
-    ax.set_ylabel("σ_i / σ_1")
-    ax.set_title(f"spectra at {spectrum['key']}")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
-
-
-def plot_alpha_curves(comparison: Comparison, title: str = "choosing α on the validation subset"):
-    """Validation accuracy against α for every model (the same grid for all), each chosen α circled, the base as
-    the α = 0 line."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 3.8))
-    for name, tuned in comparison.tuned.items():
-        alphas = [r["alpha"] for r in tuned.curve]
-        line, = ax.plot(alphas, [100 * r["val_accuracy"] for r in tuned.curve], marker=".", label=name)
-        ax.plot([tuned.alpha], [100 * comparison.val_at_alpha(name)], "o", markersize=9, markerfacecolor="none",
-                color=line.get_color())
-    ax.axhline(100 * comparison.base_val, color="grey", linestyle="--", label="base (α = 0)")
-    ax.set_xscale("log")
-    ax.set_xlabel("α (global coefficient; log scale)")
-    ax.set_ylabel("validation accuracy (%)")
-    ax.set_title(f"{title} ({comparison.suite}; circles: chosen α)")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # outside: the curves stay visible
-    fig.tight_layout()
-    return fig
-
-
-def plot_comparison(comparison: Comparison):
-    """Left: normalized test accuracy at the chosen α. Right: the paired 95% interval against the reference."""
-    import matplotlib.pyplot as plt
-
-    names = list(comparison.tuned)
-    values = [100 * comparison.normalized(n) for n in names]
-    base = 100 * normalized_mean(comparison.base_test, comparison.expert, comparison.tasks)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8), gridspec_kw={"width_ratios": [3, 2]})
-    left.bar(names, values, color="#55a868")
-    left.axhline(base, color="grey", linestyle="--", label="base (zero-shot)")
-    left.axhline(100, color="black", linestyle=":", label="experts")
-    left.set_ylim(max(0, min(values + [base]) - 10), max(values + [100]) + 12)  # headroom for the legend
-    left.set_ylabel("normalized test accuracy (%)")
-    left.legend(fontsize=8, loc="upper center", ncol=2)
-    plt.setp(left.get_xticklabels(), rotation=25, ha="right")
-    others = [n for n in names if n in comparison.versus]
-    intervals = [comparison.versus[n]["interval"] for n in others]
-    y = np.arange(len(others))
-    right.errorbar([i["diff"] for i in intervals], y, fmt="o", color="#4c72b0",
-                   xerr=[[i["diff"] - i["low"] for i in intervals], [i["high"] - i["diff"] for i in intervals]])
-    right.axvline(0, color="black", linewidth=0.8)
-    right.set_yticks(y, others)
-    right.invert_yaxis()
-    right.set_xlabel(f"model − {comparison.reference} (normalized points, paired 95% interval)")
-    fig.suptitle(f"test split of {comparison.suite}, at each model's validation-chosen α", fontsize=10)
-    fig.tight_layout()
-    return fig
-
+# ------------------------------------------------------------------------------------------ metrics.json
 
 def as_dict(config: TourConfig) -> dict:
     return asdict(config)
-
-
-# ------------------------------------------------------------------------------------------------ claims, headline
-
-# (id, model, claim, source, the paper's own figure). The three main papers have their own notebooks; the tour
-# checks what each baseline claims against task arithmetic, and BMM against its anchor at the registered prior.
-_CLAIMS = (
-    ("T1", "ties", "TIES-Merging beats task arithmetic by trimming and resolving sign conflicts",
-     "Yadav et al., NeurIPS 2023, arXiv 2306.01708; numbers as re-run in Marczak et al., arXiv 2502.04959, Table 1",
-     "ViT-B/32, 8 tasks: 75.1% vs 70.8% absolute (above TA in all 9 vision settings of that table)"),
-    ("T2", "tsv", "TSV-M beats task arithmetic by decorrelating the tasks' singular subspaces",
-     "Gargiulo et al., CVPR 2025, arXiv 2412.00081, Table 2",
-     "ViT-B/32, 8 tasks: 85.9% vs 70.8% absolute (92.3% vs 76.6% normalized)"),
-    ("T3", "iso_cts", "ISO-CTS beats task arithmetic by flattening the spectrum of the merged update",
-     "Marczak et al., ICML 2025, arXiv 2502.04959, Table 1",
-     "ViT-B/32, 8 tasks: 86.2% vs 70.8% absolute"),
-    ("T4", "regmean", "RegMean, which sees activation statistics, beats data-free task arithmetic",
-     "Jin et al., ICLR 2023, arXiv 2212.09849 (the method); FusionBench's CLIP model-pool docs (the comparison)",
-     "CLIP ViT-B/32, 8 tasks (FusionBench): 82.4% vs 68.0% absolute"),
-    ("T5", "ace", "ACE-Merging, data-free, beats task arithmetic",
-     "ACE-Merging, arXiv 2603.02945 (ViT-B/16 results table)",
-     "ViT-B/16, 8/14/20 tasks: 90.6/86.1/82.1% vs 75.4/70.5/65.8% absolute"),
-)
-_BMM_CLAIMS = (
-    ("T6", "BMM data-assisted", "BMM with data Grams beats its anchor (at the registered prior strength)"),
-    ("T7", "BMM data-free", "Data-free BMM (task-vector Grams, Theorem 1) beats its anchor (at the registered "
-                            "prior strength)"),
-)
-_BMM_SOURCE = "BMM, arXiv 2605.12843, abstract"
-_BMM_PAPER = "ViT-L/14, 8 tasks: one merged model 95.1% vs the experts' 95.8%; above every anchor it plugs into"
-
-
-def _verdict(id_, text, source, paper, comparison: Comparison, name: str):
-    from .common import claim
-
-    ref = comparison.reference
-    if name not in comparison.test or ref not in comparison.test:
-        missing = name if name not in comparison.test else ref
-        return claim(text, source, None, f"not tested: {missing} was not run (parameters `methods`/`bmm_grams`)",
-                     id=id_, paper=paper, suite=comparison.suite)
-    decision = comparison.versus[name]
-    ours = (f"{100 * comparison.normalized(name):.1f}% vs {100 * comparison.normalized(ref):.1f}% normalized; "
-            f"Δ {protocol.Interval(**decision['interval'])}")
-    evidence = (f"{decision['evidence']}; α chosen on the validation subset over the same grid: "
-                f"{name} {comparison.tuned[name].alpha:g}, {ref} {comparison.tuned[ref].alpha:g}; one zoo, "
-                f"paired bootstrap over test examples")
-    return claim(text, source, decision["held"], evidence, id=id_, paper=paper, ours=ours, suite=comparison.suite)
-
-
-def tour_claims(comparison: Comparison, bmm: Optional[Comparison] = None) -> list:
-    """T1–T5: each baseline against task arithmetic; T6–T7: BMM against its anchor. "Beats" = the paired 95%
-    interval of normalized test accuracy lies above 0; "not tested" when a model is at chance or the two
-    collapsed onto one another (``protocol.beats``)."""
-    out = [_verdict(id_, text, source, paper, comparison, method) for id_, method, text, source, paper in _CLAIMS]
-    for id_, name, text in _BMM_CLAIMS:
-        if bmm is None:
-            from .common import claim
-
-            out.append(claim(text, _BMM_SOURCE, None, "not tested: the BMM section was not run", id=id_,
-                             paper=_BMM_PAPER, suite=comparison.suite))
-        else:
-            out.append(_verdict(id_, text, _BMM_SOURCE, _BMM_PAPER, bmm, name))
-    return out
 
 
 def headline(comparison: Comparison) -> dict:
