@@ -24,7 +24,7 @@ Smoke test without a GPU: ``python -m bench.gpu --cpu-only --quick --out /tmp/gp
 What it does, per shape (b32, l14) and input dtype (float32, bfloat16): writes a random base and 20 experts
 (base + seeded random task vectors: low rank plus noise) as safetensors once, and every suite of that shape
 (8 or 20 tasks) reads the first T of them. Each method is timed at its registered defaults with
-``Walk(device=accelerator)``. On the suites named by ``--cpu-reference`` (default b32-8 and l14-8) the method
+``WalkOptions(device=accelerator)``. On the suites named by ``--cpu-reference`` (default b32-8 and l14-8) the method
 also runs on the CPU and on the accelerator over the first ``--compare-blocks`` transformer blocks (the
 other blocks excluded, on both sides: a whole-tower CPU merge of ViT-L/14 takes many minutes for the SVD
 methods) and the two results are compared: relative error ‖θ_acc − θ_cpu‖_F / ‖θ_cpu − θ₀‖_F (against the
@@ -60,7 +60,7 @@ from nbmerge.io import atomic_write_text, load_state_dict
 from nbmerge.merging import merge
 from nbmerge.methods import all_methods, get_method
 from nbmerge.testing import openclip_vit_shapes
-from nbmerge.walker import Walk, is_linear_weight
+from nbmerge.walker import WalkOptions, is_linear_weight
 
 #: open_clip ``VisionTransformer`` arguments of the two image towers (open_clip's ViT-B-32 / ViT-L-14 configs)
 TOWERS = {
@@ -238,7 +238,7 @@ def compare(accelerated: Mapping[str, torch.Tensor], reference: Mapping[str, tor
 
 
 def block_exclusion(shapes: Mapping[str, tuple[int, ...]], blocks: Optional[int]) -> tuple[str, ...]:
-    """Walk.exclude regexes that keep transformer blocks ``blocks`` and later at the base (None: exclude none)."""
+    """WalkOptions.exclude regexes that keep transformer blocks ``blocks`` and later at the base (None: exclude none)."""
     layers = 1 + max(int(k.split(".resblocks.")[1].split(".")[0]) for k in shapes if ".resblocks." in k)
     if blocks is None or blocks >= layers:
         return ()
@@ -287,7 +287,7 @@ def warm_up(methods: Sequence[str], device: str, seed: int) -> None:
              "fishers": [{k: torch.ones(s) for k, s in shapes.items() if is_linear_weight(k, s)}] * 3}
     for method in methods:
         kwargs = {name: stats[name] for name in get_method(method).needs}
-        merge(method, base, experts, walk=Walk(device=device), **kwargs)
+        merge(method, base, experts, walk=WalkOptions(device=device), **kwargs)
     synchronize(device)
 
 
@@ -440,7 +440,7 @@ def _run_block(report: dict, root: Path, shape: str, tower: Mapping[str, Any], d
 
 def _time_method(row: dict, method: str, base: str, experts: list[str], kwargs: dict, device: str,
                  repeats: int) -> None:
-    walk = Walk(device=device)
+    walk = WalkOptions(device=device)
     seconds, peaks = [], []
     for _ in range(repeats):
         s, merged, peak = timed(lambda: merge(method, base, experts, walk=walk, **kwargs), device)
@@ -460,10 +460,10 @@ def _compare_run(method: str, base: str, experts: list[str], kwargs: dict, devic
                  base_state: Mapping[str, torch.Tensor], dtype_name: str) -> dict:
     exclude = block_exclusion(shapes, compare_blocks)
     params = COMPARE_PARAMS.get(method, {})
-    cpu_s, reference, _ = timed(lambda: merge(method, base, experts, params, walk=Walk(device="cpu", exclude=exclude),
+    cpu_s, reference, _ = timed(lambda: merge(method, base, experts, params, walk=WalkOptions(device="cpu", exclude=exclude),
                                               **kwargs), "cpu")
     acc_s, accelerated, _ = timed(lambda: merge(method, base, experts, params,
-                                                walk=Walk(device=device, exclude=exclude), **kwargs), device)
+                                                walk=WalkOptions(device=device, exclude=exclude), **kwargs), device)
     result = compare(accelerated, reference, base_state)
     tolerance = TOLERANCE[dtype_name]
     passed = math.isfinite(result["rel_fro"]) and result["rel_fro"] <= tolerance
@@ -498,7 +498,7 @@ def render_markdown(report: dict) -> str:
         "Inputs: a random base (N(0, 0.05²)) and experts θ_t = θ₀ + τ_t with seeded random task vectors (rank 16 "
         "plus noise, ‖entry‖ ≈ 0.01), written once per shape and input dtype as safetensors and read lazily by "
         "the walker; the 8-task suites read the first 8 of the 20 experts. Every method runs at its registered "
-        "defaults with `Walk(device=...)`, from files to a merged state dict on the device. RegMean gets seeded "
+        "defaults with `WalkOptions(device=...)`, from files to a merged state dict on the device. RegMean gets seeded "
         f"SPD Grams and Fisher seeded positive Fishers for the linear weights ({options['stat_sets']} distinct "
         f"sets, expert t uses set t mod {options['stat_sets']}); BMM runs data-free (its Grams are optional and not "
         "given).",

@@ -12,7 +12,7 @@ _PUBLIC = {
     "load_state_dict": "io", "save_state_dict": "io", "write_tensors": "io",
     "merge": "merging", "merge_to_file": "merging",
     "all_methods": "methods", "get_method": "methods",
-    "Walk": "walker", "task_vectors": "walker",
+    "WalkOptions": "walker", "task_vectors": "walker",
 }
 
 __all__ = sorted(_PUBLIC)

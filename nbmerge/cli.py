@@ -88,7 +88,7 @@ def cmd_merge(args) -> int:
 
     from .merging import merge_to_file
     from .recipe import DTYPES
-    from .walker import Walk
+    from .walker import WalkOptions
 
     recipe = _recipe_from_args(args)
     params = dict(recipe.params)
@@ -103,7 +103,7 @@ def cmd_merge(args) -> int:
         torch.manual_seed(seed)
         random.seed(seed)
     options = {"qkv": "as_is", "device": args.device, **{k: v for k, v in recipe.walk.items() if v is not None}}
-    walk = Walk(**options)
+    walk = WalkOptions(**options)
     start = time.perf_counter()
     written = merge_to_file(recipe.method, recipe.base, recipe.experts, recipe.out, params, grams=recipe.grams,
                             fishers=recipe.fishers, walk=walk,

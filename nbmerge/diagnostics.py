@@ -25,7 +25,7 @@ from .io import Source
 from .methods.ace import CODE_EPS, RULE, ace_system, check_params, reference_walk, refinement_rank
 from .methods.bmm import task_vector_gram
 from .modules import MODULE_TYPES, module_depth, module_type
-from .walker import ModelView, Walk, matrix_blocks
+from .walker import ModelView, WalkOptions, matrix_blocks
 
 
 def _top_eigenvectors(matrix: torch.Tensor, k: int) -> torch.Tensor:
@@ -43,7 +43,7 @@ def gram_alignment(base: Source, experts: Sequence[Source], grams: Sequence[Sour
     """
     if k is None and not 0.0 < k_fraction <= 1.0:
         raise MethodError(f"gram_alignment: k_fraction must be in (0, 1], got {k_fraction}")
-    view = ModelView(base, experts, Walk(device=device), {"grams": grams})
+    view = ModelView(base, experts, WalkOptions(device=device), {"grams": grams})
     gram_keys = set(view.stats["grams"][0].keys())
     rows = []
     for key in view.float_keys():
@@ -116,7 +116,7 @@ def ratio_interval(rows: Sequence[dict], key: str, n_boot: int = protocol.BOOTST
             "above": int((values > 1).sum())}
 
 
-def ace_diagnostics(base, experts, walk: Optional[Walk] = None, *, eps: float = CODE_EPS, tau_threshold: float = 0.3,
+def ace_diagnostics(base, experts, walk: Optional[WalkOptions] = None, *, eps: float = CODE_EPS, tau_threshold: float = 0.3,
                     k_frac: float = 0.3, adaptive: str = "auto", prior: bool = True, refine: str = "auto",
                     condition: bool = True) -> dict[str, dict]:
     """Per matrix tensor of the merge: γ, whether the flag fired, which stages ran, the refinement rank k and the

@@ -14,18 +14,18 @@ from .errors import MethodError
 from .io import Source, StateDict, check_not_an_input, write_tensors
 from .methods import get_method
 from .sources import CastOutput, WeightedExpert
-from .walker import Walk
+from .walker import WalkOptions
 
 
 def merge(method: str, base: Source, experts: Sequence[Source], params: Optional[Mapping[str, Any]] = None, *,
-          grams=None, fishers=None, walk: Optional[Walk] = None) -> StateDict:
+          grams=None, fishers=None, walk: Optional[WalkOptions] = None) -> StateDict:
     """Merge ``experts`` (paths or state dicts) into ``base`` with the registered ``method``."""
     return get_method(method).run(base, experts, params, grams=grams, fishers=fishers, walk=walk)
 
 
 def merge_to_file(method: str, base: Source, experts: Sequence[Source], out: str | os.PathLike,
                   params: Optional[Mapping[str, Any]] = None, *, grams=None, fishers=None,
-                  walk: Optional[Walk] = None, max_shard_bytes: Optional[int] = None,
+                  walk: Optional[WalkOptions] = None, max_shard_bytes: Optional[int] = None,
                   weights: Optional[Sequence[float]] = None, out_dtype=None) -> list[Path]:
     """Merge and write the result tensor by tensor, atomically (sharded above ``max_shard_bytes``).
 
@@ -61,7 +61,7 @@ def time_merge(method: str, base: Source, experts: Sequence[Source], params: Opt
     samples = list(samples)
     while len(samples) < repeats and sum(samples) < cap_s:
         start = time.perf_counter()
-        merge(method, base, experts, {**dict(params or {}), "scale": 1.0}, walk=Walk(device=device))
+        merge(method, base, experts, {**dict(params or {}), "scale": 1.0}, walk=WalkOptions(device=device))
         samples.append(time.perf_counter() - start)
     return {"samples": samples, "median": statistics.median(samples)}
 

@@ -73,7 +73,7 @@ def module_groups(keys: Iterable[str], by_depth: int = 0) -> dict[str, str]:
 
 def group_module_params(groups: Mapping[str, str], values: Mapping[str, float],
                         name: str = "log10_rho") -> dict[str, dict[str, float]]:
-    """``Walk.module_params`` that give every key of a group the group's value (BO tunes ``{group: value}``)."""
+    """``WalkOptions.module_params`` that give every key of a group the group's value (BO tunes ``{group: value}``)."""
     missing = sorted(set(groups.values()) - set(values))
     if missing:
         raise MethodError(f"no {name} given for group(s) {missing}")

@@ -377,12 +377,6 @@ def bootstrap_samples(a: Predictions, b: Predictions, expert: Mapping[str, float
     return 100 * stats / len(a.tasks)
 
 
-def quantile_interval(samples: np.ndarray, point: float, level: float = LEVEL) -> dict:
-    """``{"diff", "low", "high"}``: a point estimate with the central ``level`` interval of its bootstrap samples."""
-    tail = (1 - level) / 2
-    low, high = np.quantile(samples, [tail, 1 - tail])
-    return {"diff": float(point), "low": float(low), "high": float(high)}
-
 def vacuous(a: Predictions, b: Predictions, interval: Optional[Interval] = None, names=("A", "B")) -> Optional[str]:
     """Why comparing A with B cannot test a claim (None when it can): a model at chance, or the two collapsed onto
     one another (the same prediction on ≥ 99.5% of test examples)."""
@@ -522,13 +516,13 @@ def tune_method(cache: TrialCache, method: str, base: Mapping[str, torch.Tensor]
     ``grams`` may be a function returning them, called only if some grid point is not cached (a warm run then
     collects no Grams)."""
     from .merging import merge
-    from .walker import Walk
+    from .walker import WalkOptions
 
     recipe = method_recipe(method, params, grams_name, experts_name)
 
     def merge_fn():
         return merge(method, base, experts, {**dict(params or {}), "scale": 1.0},
-                     grams=grams() if callable(grams) else grams, walk=Walk(device=device))
+                     grams=grams() if callable(grams) else grams, walk=WalkOptions(device=device))
 
     tuned = tune_scale(cache, recipe, merge_fn, base, grid)
     tuned.merge_fn = merge_fn

@@ -42,7 +42,7 @@ _QKV_SEPARATE = re.compile(r"^(?P<prefix>.*)\.(?P<which>[qkv])_proj\.weight$")
 
 
 @dataclass(frozen=True)
-class Walk:
+class WalkOptions:
     """Structural options of a merge (how the model is walked) and where it computes.
 
     ``matrix_rule``/``fallback`` of ``None`` mean "the method's reference default".
@@ -131,7 +131,7 @@ class Unit:
 class ModelView:
     """Read access to base, experts and statistics of one merge, one tensor at a time."""
 
-    def __init__(self, base: Source, experts: Sequence[Source], walk: Walk,
+    def __init__(self, base: Source, experts: Sequence[Source], walk: WalkOptions,
                  stats: Mapping[str, Optional[Sequence[Source]]]):
         if isinstance(experts, (str, bytes)) or not isinstance(experts, Sequence):
             raise CheckpointError("experts must be a list of checkpoints")
@@ -161,7 +161,7 @@ class ModelView:
             missing = [k for k in self.keys if k not in keys]
             if missing:
                 raise CheckpointError(f"{expert.name}: missing key {missing[0]!r} of the base model"
-                                      f" ({len(missing)} missing; --exclude REGEX, or Walk(exclude=...) from Python, keeps such keys at the base)")
+                                      f" ({len(missing)} missing; --exclude REGEX, or WalkOptions(exclude=...) from Python, keeps such keys at the base)")
             extra = sorted(keys - base_keys)
             if extra:
                 raise CheckpointError(f"{expert.name}: key {extra[0]!r} is not in the base model"
@@ -323,7 +323,7 @@ def check_gram(gram: torch.Tensor, where: str) -> None:
                              "not an input Gram XᵀX")
 
 
-def plan_units(view: ModelView, rule: Rule, walk: Walk) -> list[Unit]:
+def plan_units(view: ModelView, rule: Rule, walk: WalkOptions) -> list[Unit]:
     matrix_rule = walk.matrix_rule or rule.matrix_rule
     matrix_exclude = _compile(walk.matrix_exclude, "matrix_exclude")
 
@@ -377,8 +377,8 @@ def _call(kernel: Callable, deltas: list[torch.Tensor], accepted: set[str], extr
     return kernel(deltas, **kwargs)
 
 
-def _unit_params(unit: Unit, params: Mapping[str, Any], walk: Walk) -> dict:
-    """The method's parameters with the unit's per-module overrides (``Walk.module_params``) applied."""
+def _unit_params(unit: Unit, params: Mapping[str, Any], walk: WalkOptions) -> dict:
+    """The method's parameters with the unit's per-module overrides (``WalkOptions.module_params``) applied."""
     out = dict(params)
     for k in unit.keys:
         out.update(walk.module_params.get(k, {}))
@@ -395,7 +395,7 @@ def _blocks(unit: Unit, deltas_per_key: list[list[torch.Tensor]]) -> list[list[t
     return [[c[i] for c in chunks] for i in range(unit.split)]
 
 
-def matrix_blocks(view: ModelView, rule: Rule, walk: Walk, params: Mapping[str, Any]
+def matrix_blocks(view: ModelView, rule: Rule, walk: WalkOptions, params: Mapping[str, Any]
                   ) -> Iterator[tuple[str, list[torch.Tensor], dict]]:
     """What ``walk_merge`` hands the matrix kernel, without merging: ``(name, per-task deltas, parameters)`` for
     every block on the matrix path (name ``key`` or ``key[i]`` for the i-th block of a split unit). Diagnostics
@@ -410,7 +410,7 @@ def matrix_blocks(view: ModelView, rule: Rule, walk: Walk, params: Mapping[str, 
 
 
 def walk_merge(base: Source, experts: Sequence[Source], rule: Rule, *, params: Mapping[str, Any],
-               scale: float = 1.0, walk: Optional[Walk] = None, stream: bool = False,
+               scale: float = 1.0, walk: Optional[WalkOptions] = None, stream: bool = False,
                grams: Optional[Sequence[Source]] = None, fishers: Optional[Sequence[Source]] = None):
     """Merge ``experts`` into ``base`` with ``rule``; θ = θ₀ + scale·τ_merged for every merged tensor.
 
@@ -418,7 +418,7 @@ def walk_merge(base: Source, experts: Sequence[Source], rule: Rule, *, params: M
     ``(key, tensor)`` pairs in the base's key order (the CLI writes big models shard by shard from it).
     All input checks run before the first tensor is produced.
     """
-    walk = walk or Walk()
+    walk = walk or WalkOptions()
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale):
         raise MethodError(f"scale must be a finite number, got {scale!r}")
     view = ModelView(base, experts, walk, {"grams": grams, "fishers": fishers})
@@ -430,7 +430,7 @@ def walk_merge(base: Source, experts: Sequence[Source], rule: Rule, *, params: M
             raise MethodError(f"module_params[{key!r}]: unknown parameter {sorted(unknown)[0]!r}; "
                               f"valid: {', '.join(sorted(allowed))}")
     # Elementwise methods (TA, TIES, Fisher, ...) give a kernel as their fallback: it applies to every
-    # tensor and a Walk.fallback cannot replace it.
+    # tensor and a WalkOptions.fallback cannot replace it.
     if isinstance(rule.fallback, str):
         fallback = _FALLBACK_KERNELS[walk.fallback or rule.fallback]
     else:
@@ -445,7 +445,7 @@ def walk_merge(base: Source, experts: Sequence[Source], rule: Rule, *, params: M
 
 
 def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable, params: dict,
-             scale: float, walk: Walk, context: dict) -> Iterator[tuple[str, torch.Tensor]]:
+             scale: float, walk: WalkOptions, context: dict) -> Iterator[tuple[str, torch.Tensor]]:
     matrix_accepts = _accepts(rule.matrix) if rule.matrix else set()
     fallback_accepts = _accepts(fallback)
     unit_of = {k: unit for unit in units for k in unit.keys}
@@ -500,8 +500,8 @@ def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable,
                       "tensors are not merged", NbmergeWarning, stacklevel=2)
 
 
-def task_vectors(base: Source, experts: Sequence[Source], walk: Optional[Walk] = None) -> list[StateDict]:
+def task_vectors(base: Source, experts: Sequence[Source], walk: Optional[WalkOptions] = None) -> list[StateDict]:
     """τ_t = θ_t − θ₀ for every floating tensor (whole models in memory: for notebooks and small models)."""
-    view = ModelView(base, experts, walk or Walk(), {})
+    view = ModelView(base, experts, walk or WalkOptions(), {})
     per_key = {key: view.deltas(key) for key in view.float_keys()}
     return [{key: ds[t] for key, ds in per_key.items()} for t in range(view.T)]

@@ -226,7 +226,7 @@ def test_diagnostics_report_gamma_flag_condition_and_rank():
     homogeneous = ace_diagnostics(*model_with_text_projection(), condition=False)
     assert not any(d["flag"] for d in homogeneous.values()) and "condition" not in homogeneous[key]
     assert all(d["k"] == 0 for d in homogeneous.values())
-    split = ace_diagnostics(base, experts, nbmerge.Walk(qkv="split"), condition=False)
+    split = ace_diagnostics(base, experts, nbmerge.WalkOptions(qkv="split"), condition=False)
     assert "visual.transformer.resblocks.0.attn.in_proj_weight[2]" in split
 
 

@@ -14,7 +14,7 @@ from nbmerge.methods.bmm import bmm_matrix, residual_variance, run_anchor
 from nbmerge.modules import group_module_params, module_depth, module_groups, module_type
 from nbmerge.solvers.bmm import BMMSolver
 from nbmerge.testing import hf_clip_vision_shapes, openclip_vit_shapes, random_experts, random_model
-from nbmerge.walker import Walk
+from nbmerge.walker import WalkOptions
 
 ATOL = 1e-10
 IN_PROJ = "visual.transformer.resblocks.0.attn.in_proj_weight"
@@ -202,14 +202,14 @@ def test_fast_path_equals_naive_solve_and_the_method(data64, with_grams):
             torch.testing.assert_close(solver.merged_delta(key, rho), solver.solve_naive(key, rho), atol=ATOL, rtol=0)
     values = {group: -3.0 + i for i, group in enumerate(solver.group_names())}
     fast = solver.merged(values, scale=0.8)
-    walk = Walk(module_params=group_module_params(solver.groups, values))
+    walk = WalkOptions(module_params=group_module_params(solver.groups, values))
     method = nbmerge.merge("bmm", base, experts, {"anchor": "ties", "scale": 0.8, "offdiag_scale": 0.95},
                            grams=grams, walk=walk)
     close(fast, method, atol=ATOL)
     again = solver.merged({"*": 0.0, IN_PROJ: 1.0}, out=fast)  # in place, key beats '*'
     assert again is fast
     close(again, nbmerge.merge("bmm", base, experts, {"anchor": "ties", "log10_rho": 0.0, "offdiag_scale": 0.95},
-                               grams=grams, walk=Walk(module_params={IN_PROJ: {"log10_rho": 1.0}})), atol=ATOL)
+                               grams=grams, walk=WalkOptions(module_params={IN_PROJ: {"log10_rho": 1.0}})), atol=ATOL)
 
 
 def test_solver_from_method_float32_and_errors(tiny):
@@ -316,9 +316,9 @@ def test_other_bad_input(data64, tiny64):
     with pytest.raises(nbmerge.MethodError, match="does not use the given grams"):
         nbmerge.merge("bmm", base, experts, {"gram": "task_vector"}, grams=grams)
     with pytest.raises(nbmerge.MethodError, match="qkv"):
-        nbmerge.merge("bmm", base, experts, walk=Walk(qkv="split"))
+        nbmerge.merge("bmm", base, experts, walk=WalkOptions(qkv="split"))
     with pytest.raises(nbmerge.MethodError, match="log10_rho"):  # a per-module override is checked too
-        nbmerge.merge("bmm", base, experts, walk=Walk(module_params={C_FC: {"log10_rho": float("nan")}}))
+        nbmerge.merge("bmm", base, experts, walk=WalkOptions(module_params={C_FC: {"log10_rho": float("nan")}}))
     bad = [dict(g) for g in grams]
     bad[0][C_FC] = -1e3 * torch.eye(16, dtype=torch.float64)  # not PSD: the solve must refuse, not return garbage
     with pytest.raises(nbmerge.NumericalError, match="not positive semi-definite"):  # each expert's Gram is checked

@@ -136,7 +136,7 @@ def test_merge_ties_end_to_end_equals_the_library(files, capsys):
 def test_merge_walk_options_reach_the_walker(files):
     assert run_merge(files, "--method", "tsv", "--matrix-rule", "linear_only", "--qkv", "split",
                      "--exclude", r"ln_post\.", "--matrix-exclude", "c_proj") == 0
-    walk = nbmerge.Walk(matrix_rule="linear_only", qkv="split", exclude=(r"ln_post\.",),
+    walk = nbmerge.WalkOptions(matrix_rule="linear_only", qkv="split", exclude=(r"ln_post\.",),
                         matrix_exclude=("c_proj",))
     same(load_state_dict(files["out"]), nbmerge.merge("tsv", files["base"], files["experts"], walk=walk))
 

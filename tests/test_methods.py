@@ -10,7 +10,7 @@ from nbmerge.methods.regmean import regmean_matrix, shrink_off_diagonal
 from nbmerge.methods.ties import ties_kernel, topk_threshold
 from nbmerge.methods.tsv import tsv_matrix
 from nbmerge.methods.wudi import wudi_closed_form_matrix, wudi_matrix
-from nbmerge.walker import Walk
+from nbmerge.walker import WalkOptions
 
 ATOL = 1e-10
 
@@ -221,7 +221,7 @@ def test_wudi_zero_iterations_is_the_sum_and_default_keeps_non_linear_at_base(ti
     for key in ("visual.positional_embedding", "visual.proj", "visual.conv1.weight",
                 "visual.transformer.resblocks.0.ln_1.weight"):
         torch.testing.assert_close(out[key], base[key], atol=0, rtol=0)
-    fb = nbmerge.merge("wudi", base, experts, {"iters": 0}, walk=Walk(matrix_rule="ndim2", fallback="mean"))
+    fb = nbmerge.merge("wudi", base, experts, {"iters": 0}, walk=WalkOptions(matrix_rule="ndim2", fallback="mean"))
     torch.testing.assert_close(fb["visual.proj"], base["visual.proj"]
                                + sum(e["visual.proj"] - base["visual.proj"] for e in experts))
 

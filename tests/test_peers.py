@@ -13,7 +13,7 @@ def test_every_peer_job_is_a_valid_nbmerge_call():
         method, params, walk = job["nb"]
         spec = nbmerge.get_method(method)
         spec.check_params(params)
-        nbmerge.Walk(**walk)
+        nbmerge.WalkOptions(**walk)
         assert job["fb"]["method"] in {"task_arithmetic", "ties", "tsv", "iso_c", "iso_cts", "regmean", "wudi"}
 
 

@@ -303,7 +303,7 @@ def test_tune_bmm_end_to_end_is_honest(micro, tmp_path, grams):
     from nbmerge.io import load_state_dict
     from nbmerge.modules import group_module_params, module_groups
     from nbmerge.tune.bmm import merge_params, time_trial, tune_bmm
-    from nbmerge.walker import Walk
+    from nbmerge.walker import WalkOptions
 
     log, out = tmp_path / "bmm.jsonl", tmp_path / "bmm.safetensors"
     result = tune_bmm(micro, "task_arithmetic", anchor_params={"scale": 0.3}, grams=grams, budget=4, seed=0,
@@ -322,7 +322,7 @@ def test_tune_bmm_end_to_end_is_honest(micro, tmp_path, grams):
     # ... and the registered one-shot `bmm` (walker, Cholesky solve) agrees at the best point up to round-off
     base, experts = load_models(micro)
     best = result.search.best_params
-    walk = Walk(module_params=group_module_params(module_groups(base), best))
+    walk = WalkOptions(module_params=group_module_params(module_groups(base), best))
     kwargs = {"grams": expert_grams(micro, 64, 0)} if grams == "data" else {}
     one_shot = merge("bmm", base, experts, {"anchor": "task_arithmetic", "anchor_params": {"scale": 0.3},
                                             "gram": grams, "scale": best["scale"]}, walk=walk, **kwargs)

@@ -10,7 +10,7 @@ import nbmerge
 from nbmerge.io import save_state_dict
 from nbmerge.methods.tsv import tsv_matrix
 from nbmerge.testing import hf_clip_vision_shapes, random_experts, random_model
-from nbmerge.walker import Walk
+from nbmerge.walker import WalkOptions
 
 FC = "visual.transformer.resblocks.0.mlp.c_fc.weight"
 IN_PROJ = "visual.transformer.resblocks.0.attn.in_proj_weight"
@@ -81,8 +81,8 @@ def test_stream_checks_inputs_before_the_first_tensor(tiny):
 
 def test_matrix_rule_ndim2_vs_linear_only(tiny64):
     base, experts = tiny64
-    ndim2 = nbmerge.merge("tsv", base, experts, walk=Walk(matrix_rule="ndim2"))
-    linear = nbmerge.merge("tsv", base, experts, walk=Walk(matrix_rule="linear_only"))
+    ndim2 = nbmerge.merge("tsv", base, experts, walk=WalkOptions(matrix_rule="ndim2"))
+    linear = nbmerge.merge("tsv", base, experts, walk=WalkOptions(matrix_rule="linear_only"))
     default = nbmerge.merge("tsv", base, experts)
     for key in (POS, PROJ):
         fallback = base[key] + mean_tau(base, experts, key)
@@ -98,8 +98,8 @@ def test_matrix_rule_ndim2_vs_linear_only(tiny64):
 
 def test_matrix_exclude_sends_a_key_to_the_fallback(tiny64):
     base, experts = tiny64
-    out = nbmerge.merge("tsv", base, experts, walk=Walk(matrix_rule="ndim2", matrix_exclude=("positional",)))
-    ndim2 = nbmerge.merge("tsv", base, experts, walk=Walk(matrix_rule="ndim2"))
+    out = nbmerge.merge("tsv", base, experts, walk=WalkOptions(matrix_rule="ndim2", matrix_exclude=("positional",)))
+    ndim2 = nbmerge.merge("tsv", base, experts, walk=WalkOptions(matrix_rule="ndim2"))
     torch.testing.assert_close(out[POS], base[POS] + mean_tau(base, experts, POS), atol=1e-12, rtol=0)
     assert torch.equal(out[PROJ], ndim2[PROJ])
     assert torch.equal(out[FC], ndim2[FC])
@@ -108,15 +108,15 @@ def test_matrix_exclude_sends_a_key_to_the_fallback(tiny64):
 def test_invalid_walk_options_are_method_errors():
     for kwargs in ({"matrix_rule": "all"}, {"qkv": "stacked"}, {"fallback": "median"}):
         with pytest.raises(nbmerge.MethodError):
-            Walk(**kwargs)
+            WalkOptions(**kwargs)
 
 
 # -- q/k/v ------------------------------------------------------------------------------------------------
 
 def test_qkv_split_merges_each_row_block(tiny64):
     base, experts = tiny64
-    split = nbmerge.merge("tsv", base, experts, walk=Walk(qkv="split"))
-    as_is = nbmerge.merge("tsv", base, experts, walk=Walk(qkv="as_is"))
+    split = nbmerge.merge("tsv", base, experts, walk=WalkOptions(qkv="split"))
+    as_is = nbmerge.merge("tsv", base, experts, walk=WalkOptions(qkv="as_is"))
     for layer in (0, 1):
         key = f"visual.transformer.resblocks.{layer}.attn.in_proj_weight"
         deltas = [e[key] - base[key] for e in experts]
@@ -133,10 +133,10 @@ def test_qkv_split_merges_each_row_block(tiny64):
 def test_qkv_fused_on_hugging_face_layout():
     base = random_model(hf_clip_vision_shapes(), dtype=torch.float64)
     experts = random_experts(base, 3)
-    fused = nbmerge.merge("tsv", base, experts, walk=Walk(qkv="fused"))
-    as_is = nbmerge.merge("tsv", base, experts, walk=Walk(qkv="as_is"))
+    fused = nbmerge.merge("tsv", base, experts, walk=WalkOptions(qkv="fused"))
+    as_is = nbmerge.merge("tsv", base, experts, walk=WalkOptions(qkv="as_is"))
     assert list(fused) == list(base)
-    streamed = [k for k, _ in nbmerge.get_method("tsv").fn(base, experts, walk=Walk(qkv="fused"), stream=True)]
+    streamed = [k for k, _ in nbmerge.get_method("tsv").fn(base, experts, walk=WalkOptions(qkv="fused"), stream=True)]
     assert streamed == list(base)
     for layer in (0, 1):
         p = f"vision_model.encoder.layers.{layer}.self_attn."
@@ -154,7 +154,7 @@ def test_qkv_split_rejects_a_non_square_block():
     base = {"attn.in_proj_weight": torch.randn(12, 5)}
     experts = [{"attn.in_proj_weight": torch.randn(12, 5)}]
     with pytest.raises(nbmerge.CheckpointError, match="in_proj_weight"):
-        nbmerge.merge("tsv", base, experts, walk=Walk(qkv="split"))
+        nbmerge.merge("tsv", base, experts, walk=WalkOptions(qkv="split"))
 
 
 # -- exclude ----------------------------------------------------------------------------------------------
@@ -164,7 +164,7 @@ def test_key_missing_from_an_expert_and_exclude(tiny):
     base = dict(base, **{"head.weight": torch.randn(5, 8), "head.bias": torch.randn(5)})
     with pytest.raises(nbmerge.CheckpointError, match=re.escape("'head.weight'")):
         nbmerge.merge("tsv", base, experts)
-    out = nbmerge.merge("tsv", base, experts, walk=Walk(exclude=("head",)))
+    out = nbmerge.merge("tsv", base, experts, walk=WalkOptions(exclude=("head",)))
     assert list(out) == list(base)
     assert torch.equal(out["head.weight"], base["head.weight"])
     assert torch.equal(out["head.bias"], base["head.bias"])
@@ -175,7 +175,7 @@ def test_key_missing_from_an_expert_and_exclude(tiny):
 
 def test_excluded_key_is_kept_even_if_experts_differ_there(tiny):
     base, experts = tiny
-    out = nbmerge.merge("task_arithmetic", base, experts, walk=Walk(exclude=(r"ln_post\.",)))
+    out = nbmerge.merge("task_arithmetic", base, experts, walk=WalkOptions(exclude=(r"ln_post\.",)))
     assert torch.equal(out["visual.ln_post.weight"], base["visual.ln_post.weight"])
     assert not torch.equal(out["visual.ln_pre.weight"], base["visual.ln_pre.weight"])
 
@@ -192,7 +192,7 @@ def test_extra_key_in_an_expert_is_an_error(tiny):
 def test_module_params_scale_zero_keeps_one_key_at_base(tiny):
     base, experts = tiny
     reference = nbmerge.merge("tsv", base, experts)
-    out = nbmerge.merge("tsv", base, experts, walk=Walk(module_params={FC: {"scale": 0.0}}))
+    out = nbmerge.merge("tsv", base, experts, walk=WalkOptions(module_params={FC: {"scale": 0.0}}))
     assert torch.equal(out[FC], base[FC])
     assert not torch.equal(reference[FC], base[FC])
     for key in base:
@@ -203,7 +203,7 @@ def test_module_params_scale_zero_keeps_one_key_at_base(tiny):
 def test_module_params_overrides_a_method_parameter(tiny64):
     base, experts = tiny64
     out = nbmerge.merge("task_arithmetic", base, experts, {"scale": 0.3},
-                        walk=Walk(module_params={FC: {"scale": 1.0}}))
+                        walk=WalkOptions(module_params={FC: {"scale": 1.0}}))
     torch.testing.assert_close(out[FC], base[FC] + sum(e[FC] - base[FC] for e in experts), atol=1e-12, rtol=0)
     torch.testing.assert_close(out[PROJ], base[PROJ] + 0.3 * sum(e[PROJ] - base[PROJ] for e in experts),
                                atol=1e-12, rtol=0)
@@ -212,9 +212,9 @@ def test_module_params_overrides_a_method_parameter(tiny64):
 def test_module_params_unknown_parameter_or_key(tiny):
     base, experts = tiny
     with pytest.raises(nbmerge.MethodError, match="density"):
-        nbmerge.merge("tsv", base, experts, walk=Walk(module_params={FC: {"density": 0.5}}))
+        nbmerge.merge("tsv", base, experts, walk=WalkOptions(module_params={FC: {"density": 0.5}}))
     with pytest.raises(nbmerge.MethodError, match=re.escape("'visual.nothing.weight'")):
-        nbmerge.merge("tsv", base, experts, walk=Walk(module_params={"visual.nothing.weight": {"scale": 0.0}}))
+        nbmerge.merge("tsv", base, experts, walk=WalkOptions(module_params={"visual.nothing.weight": {"scale": 0.0}}))
 
 
 # -- dtypes -----------------------------------------------------------------------------------------------
@@ -358,9 +358,9 @@ def test_dare_is_bitwise_deterministic(tiny):
     base, experts = tiny
     params = {"p": 0.5, "seed": 11, "scale": 1.0}
     one = nbmerge.merge("dare", base, experts, params)
-    two = nbmerge.merge("dare", base, experts, params, walk=Walk(device="cpu"))
+    two = nbmerge.merge("dare", base, experts, params, walk=WalkOptions(device="cpu"))
     torch.manual_seed(12345)  # the global RNG must not matter
-    three = nbmerge.merge("dare", base, experts, params, walk=Walk(device="cpu"))
+    three = nbmerge.merge("dare", base, experts, params, walk=WalkOptions(device="cpu"))
     same(one, two)
     same(one, three)
     other = nbmerge.merge("dare", base, experts, dict(params, seed=12))
@@ -378,8 +378,8 @@ def test_dare_masks_do_not_depend_on_streaming_or_files(tmp_path, tiny):
 
 
 def test_device_auto_resolves_and_missing_cuda_is_an_error():
-    assert Walk(device="cpu").device == "cpu"
-    assert Walk(device="auto").device in ("cpu", "cuda")
+    assert WalkOptions(device="cpu").device == "cpu"
+    assert WalkOptions(device="auto").device in ("cpu", "cuda")
     if not torch.cuda.is_available():
         with pytest.raises(nbmerge.MethodError, match="CUDA"):
-            Walk(device="cuda")
+            WalkOptions(device="cuda")

@@ -217,7 +217,7 @@ DIFFERENCES = """\
 | fused q/k/v | open_clip `attn.in_proj_weight` merged as one 3d×d matrix | `qkv="as_is"` (same) |
 | other tensors | mean task vector | walker fallback `"mean"` (same) |
 | scaling | θ₀ + 1.0·τ (`scaling_coefficient`) | `scale=1.0` (same) |
-| which tensors | `named_parameters()` only; ViT excludes nothing; RoBERTa drops `classifier`, `bias`, `LayerNorm`, `embeddings`, GPT-2 `score` (they stay at θ₀) | every floating tensor of the state dict (an image encoder has no floating buffers); the RoBERTa/GPT-2 drops are `Walk(exclude=...)` |
+| which tensors | `named_parameters()` only; ViT excludes nothing; RoBERTa drops `classifier`, `bias`, `LayerNorm`, `embeddings`, GPT-2 `score` (they stay at θ₀) | every floating tensor of the state dict (an image encoder has no floating buffers); the RoBERTa/GPT-2 drops are `WalkOptions(exclude=...)` |
 | precision | the checkpoint dtype (float32); the Gram sum and identity use the *default* dtype, so float64 inputs are still accumulated in float32 | float64 throughout, result cast to the input dtype |
 | solve | `torch.linalg.inv(A)`, `pinv` if inversion raises | LU solve `X·A = B`; `pinv` only on an exactly zero pivot (A is non-singular for ε > 0) |
 | γ | from `trace(WᵀW)` (a full d_in×d_in Gram per task), in float32 | from the squared norms in float64 (same value to rounding) |

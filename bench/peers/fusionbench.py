@@ -26,7 +26,7 @@ import torch
 import nbmerge
 from nbmerge.io import atomic_write_text, load_state_dict, save_state_dict
 from nbmerge.testing import openclip_vit_shapes, random_experts, random_model
-from nbmerge.walker import Walk
+from nbmerge.walker import WalkOptions
 
 FUSIONBENCH_VERSION = "0.2.33"
 PEER_TORCH = "2.13.0"  # the CPU build on local disk; fusion-bench resolves next to it (docs/environment.md)
@@ -119,7 +119,7 @@ def float64_check(method, params, walk_kw, key, base, experts, grams, ours, thei
     """Which side is nearer the exact answer? Recompute the worst tensor in float64 (its kernel is per tensor)."""
     sub = lambda sd: {key: sd[key].double()}  # noqa: E731
     kwargs = {"grams": [{key: g[key].double()} if key in g else {} for g in grams]} if method == "regmean" else {}
-    exact = nbmerge.merge(method, sub(base), [sub(e) for e in experts], params, walk=Walk(**walk_kw), **kwargs)[key]
+    exact = nbmerge.merge(method, sub(base), [sub(e) for e in experts], params, walk=WalkOptions(**walk_kw), **kwargs)[key]
     update = (exact - base[key].double()).abs().max().item()
     return {"float64_key": key,
             "nbmerge_vs_float64": (ours[key].double() - exact).abs().max().item() / update,
@@ -163,7 +163,7 @@ def run(args) -> dict:
         exps = [{k: e[k] for k in keys} for e in experts]
         kwargs = {"grams": grams} if method == "regmean" else {}
         start = time.perf_counter()
-        ours = nbmerge.merge(method, b, exps, params, walk=Walk(**walk_kw), **kwargs)
+        ours = nbmerge.merge(method, b, exps, params, walk=WalkOptions(**walk_kw), **kwargs)
         nb_time = time.perf_counter() - start
         theirs = load_state_dict(fb_out / f"{job['name']}.safetensors")
         row = {"job": job["name"], "method": method, "params": params, "walk": walk_kw,

@@ -146,7 +146,7 @@ def run_method(lab: Lab, label: str, method: str, params: dict, config: AceConfi
     """α on the validation grid (``config.scale_grid`` unless given), then test at it, both through the trial
     cache. The merge runs at most once (only on a cache miss) and its wall time is kept for A3."""
     from ..merging import merge
-    from ..walker import Walk
+    from ..walker import WalkOptions
 
     recipe = protocol.method_recipe(method, params, None, lab.experts_name)
     memo: dict = {}
@@ -155,7 +155,7 @@ def run_method(lab: Lab, label: str, method: str, params: dict, config: AceConfi
         if "state" not in memo:
             start = time.perf_counter()
             memo["state"] = merge(method, lab.base, lab.experts, {**params, "scale": 1.0},
-                                  walk=Walk(device=config.device))
+                                  walk=WalkOptions(device=config.device))
             lab.merge_seconds.setdefault(_recipe_key(recipe), []).append(time.perf_counter() - start)
         return memo["state"]
 

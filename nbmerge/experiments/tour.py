@@ -19,7 +19,7 @@ from ..merging import merge
 from ..methods import get_method
 from ..metrics import normalized_mean
 from ..pools.zoo import expert_grams
-from ..walker import Walk
+from ..walker import WalkOptions
 from .common import check_config
 
 # What each classic method fixes, in one line (shown in the comparison table and the notebook).
@@ -119,7 +119,7 @@ def tune_and_test(cache, method: str, base: dict, experts: list[dict], grams, co
     def merged_at_one():
         if "state" not in held:
             held["state"] = merge(method, base, experts, {**params, "scale": 1.0}, grams=grams() if data else None,
-                                  walk=Walk(device=config.device))
+                                  walk=WalkOptions(device=config.device))
         return held["state"]
 
     tuned = protocol.tune_scale(cache, recipe, merged_at_one, base)

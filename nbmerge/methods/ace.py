@@ -15,7 +15,7 @@ docs/methods.md, ACE. Per matrix tensor, with ΔW_t the task vectors (d_out×d_i
 The reference walk: every 2-D tensor (``ndim2``, open_clip's fused ``in_proj_weight`` as one 3d×d matrix) except
 keys containing ``text_projection`` takes the matrix path; everything else gets the mean task vector; θ = θ₀ + s·τ
 with s = 1. Its RoBERTa/GPT-2 runs also drop keys from the task vectors, which then stay at θ₀: RoBERTa
-``Walk(exclude=("classifier", "bias", "LayerNorm", "embeddings"))``, GPT-2 ``Walk(exclude=("score",))``.
+``WalkOptions(exclude=("classifier", "bias", "LayerNorm", "embeddings"))``, GPT-2 ``WalkOptions(exclude=("score",))``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import torch
 from ..errors import MethodError, NumericalError
 from ..linalg import top_singular
 from ..registry import register
-from ..walker import Rule, Walk, walk_merge
+from ..walker import Rule, WalkOptions, walk_merge
 
 #: ε of the official code (the ``ace_merging`` signature default, used as-is by its step3.py). The paper's notes give
 #: per-family values instead (docs/methods.md, ACE); they conflict with the code, so the code's value is the
@@ -200,9 +200,9 @@ def ace_matrix(deltas: list[torch.Tensor], *, eps: float = CODE_EPS, tau_thresho
 RULE = Rule(matrix=ace_matrix, fallback="mean", matrix_rule="ndim2")
 
 
-def reference_walk(walk: Optional[Walk]) -> Walk:
+def reference_walk(walk: Optional[WalkOptions]) -> WalkOptions:
     """The caller's walk with the reference's ``text_projection`` exclusion added (mean instead of the matrix path)."""
-    walk = walk or Walk()
+    walk = walk or WalkOptions()
     extra = tuple(p for p in REFERENCE_MATRIX_EXCLUDE if p not in walk.matrix_exclude)
     return dataclasses.replace(walk, matrix_exclude=walk.matrix_exclude + extra) if extra else walk
 

@@ -31,7 +31,7 @@ from ..linalg import solve_right
 from ..modules import is_linear_module
 from ..params import parse_pairs
 from ..registry import get_method, register
-from ..walker import ModelView, Rule, Walk, walk_merge
+from ..walker import ModelView, Rule, WalkOptions, walk_merge
 from .regmean import shrink_off_diagonal
 
 GRAM_SOURCES = ("data", "task_vector", "hybrid", "auto")
@@ -212,11 +212,11 @@ def parse_anchor_params(anchor_params) -> dict:
 
 
 def run_anchor(base: Source, experts: Sequence[Source], anchor: str = "task_arithmetic", anchor_params=None, *,
-               grams: Optional[Sequence[Source]] = None, walk: Optional[Walk] = None) -> StateDict:
+               grams: Optional[Sequence[Source]] = None, walk: Optional[WalkOptions] = None) -> StateDict:
     """The anchor merge U₀ ("plug-and-play": any registered method, with its own defaults unless given params).
 
     It runs with the caller's exclusions, q/k/v layout and device, but with its *own* reference matrix rule and
-    fallback (a Walk's matrix_rule/fallback describe BMM's merge, not the anchor's) and no per-module overrides.
+    fallback (the WalkOptions' matrix_rule/fallback describe BMM's merge, not the anchor's) and no per-module overrides.
     """
     if anchor == "bmm":
         raise MethodError("bmm: the anchor cannot be bmm itself; pick another method (e.g. task_arithmetic, ties)")
@@ -224,7 +224,7 @@ def run_anchor(base: Source, experts: Sequence[Source], anchor: str = "task_arit
         spec = get_method(anchor)
     except MethodError as exc:
         raise MethodError(f"bmm: unknown anchor: {exc}") from None
-    walk = walk or Walk()
+    walk = walk or WalkOptions()
     anchor_walk = replace(walk, matrix_rule=None, fallback=None, module_params={})
     uses_grams = "grams" in spec.needs or "grams" in spec.optional
     try:
@@ -247,7 +247,7 @@ def check_anchor(view: ModelView, anchor_state: Mapping[str, torch.Tensor]) -> N
                                   f"base {list(view.base.shape(key))}")
 
 
-def _check_walk(walk: Walk) -> None:
+def _check_walk(walk: WalkOptions) -> None:
     # U* is computed row by row against one Gram, so splitting a fused in_proj into q/k/v blocks changes nothing
     # with data Grams; fused/split only matter for the proxy τᵀτ, and the walker does not tell a kernel which block
     # it is on (the anchor's rows would not line up). Not offered rather than silently wrong.
@@ -312,7 +312,7 @@ def bmm(base, experts, *, grams=None, anchor: str = "task_arithmetic", anchor_pa
     """BMM: per-module Bayesian linear regression of the merged weight with an anchor merge as the prior mean."""
     params = {"gram": gram, "log10_rho": log10_rho, "beta": beta, "tv_norm": tv_norm, "offdiag_scale": offdiag_scale}
     check_bmm_params(**params)
-    walk = walk or Walk()
+    walk = walk or WalkOptions()
     _check_walk(walk)
     source = resolve_gram_source(gram, grams is not None)
     if source == "task_vector" and grams is not None:

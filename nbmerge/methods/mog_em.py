@@ -20,7 +20,7 @@ import torch
 from ..errors import MethodError
 from ..registry import register
 from ..solvers.pareto import check_alphas, mog_merge
-from ..walker import ModelView, Walk
+from ..walker import ModelView, WalkOptions
 
 
 def parse_alphas(alphas: str, tasks: int) -> torch.Tensor:
@@ -51,7 +51,7 @@ def _tasks(experts: int, components: int) -> int:
 def mog_em(base, experts, *, fishers, alphas: str = "", components: int = 1, iterations: int = 20,
            tol: float = 1e-7, temperature: float = 1.0, scale: float = 1.0, walk=None, stream=False):
     """Mixture-of-Gaussians merge by EM of K posterior components per task, for one task weighting α."""
-    view = ModelView(base, experts, walk or Walk(), {"fishers": fishers})
+    view = ModelView(base, experts, walk or WalkOptions(), {"fishers": fishers})
     tasks = _tasks(view.T, components)
     alpha = parse_alphas(alphas, tasks)
     floats = [k for k in view.keys if view.is_float(k)]

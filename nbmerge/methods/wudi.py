@@ -68,7 +68,7 @@ def wudi_closed_form_matrix(deltas: list[torch.Tensor], *, ridge: float = 0.0, k
 
 # Official WUDI (nathanielyvo/WUDI-Merging) merges only the attention and MLP linear weights and leaves every
 # other tensor at θ₀: the defaults matrix_rule="linear_only", fallback="base". FusionBench instead merges every
-# 2-D tensor, averages the rest and runs 400 iterations: walk=Walk(matrix_rule="ndim2", fallback="mean"),
+# 2-D tensor, averages the rest and runs 400 iterations: walk=WalkOptions(matrix_rule="ndim2", fallback="mean"),
 # iters=400 (its function default is 300).
 RULE = Rule(matrix=wudi_matrix, fallback="base", matrix_rule="linear_only")
 CLOSED_FORM_RULE = Rule(matrix=wudi_closed_form_matrix, fallback="base", matrix_rule="linear_only")

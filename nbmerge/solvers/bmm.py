@@ -25,7 +25,7 @@ from ..methods.bmm import (
     run_anchor,
 )
 from ..modules import is_linear_module, module_groups
-from ..walker import ModelView, Walk
+from ..walker import ModelView, WalkOptions
 
 
 @dataclass
@@ -70,7 +70,7 @@ class BMMSolver:
         source = resolve_gram_source(gram, grams is not None)
         if source == "task_vector" and grams is not None:
             raise MethodError("bmm: gram='task_vector' does not use the given grams")
-        walk = Walk(exclude=tuple(exclude), matrix_exclude=tuple(matrix_exclude), device=device)
+        walk = WalkOptions(exclude=tuple(exclude), matrix_exclude=tuple(matrix_exclude), device=device)
         data = source != "task_vector"
         view = ModelView(base, experts, walk, {"grams": grams if data else None})
         anchor_source = as_source(anchor, "anchor")
@@ -109,7 +109,7 @@ class BMMSolver:
     def from_method(cls, base: Source, experts: Sequence[Source], anchor: str = "task_arithmetic",
                     anchor_params=None, grams: Optional[Sequence[Source]] = None, **options) -> "BMMSolver":
         """Build the solver with the anchor merged by a registered method (its defaults unless ``anchor_params``)."""
-        walk = Walk(exclude=tuple(options.get("exclude", ())), device=options.get("device", "cpu"))
+        walk = WalkOptions(exclude=tuple(options.get("exclude", ())), device=options.get("device", "cpu"))
         anchor_state = run_anchor(base, experts, anchor, anchor_params, grams=grams, walk=walk)
         return cls(base, experts, anchor_state, grams, **options)
 

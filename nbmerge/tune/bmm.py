@@ -28,7 +28,7 @@ from ..modules import MODULE_TYPES, module_groups, module_type
 from ..protocol import Predictions, TrialCache, _digest, gram_name, method_recipe
 from ..pools.zoo import expert_grams, load_models
 from ..solvers.bmm import BMMSolver
-from ..walker import Walk
+from ..walker import WalkOptions
 from .search import DEFAULT_GRID, SearchResult, Space, search
 
 # log10 ρ with λ = ρ·tr(Σ_t G_t)/d_in: a normalised range (our choice; the paper does not publish one). At −4, λ
@@ -319,7 +319,7 @@ class _Trials:
             needs = "grams" in get_method(self.anchor).needs
             self.built["anchor"] = run_anchor(self.base, self.experts, self.anchor, self.anchor_params,
                                               grams=self.gram_list() if needs or self.uses_data else None,
-                                              walk=Walk(device=self.device))
+                                              walk=WalkOptions(device=self.device))
             self.timing["anchor_s"] = time.perf_counter() - start
         return self.built["anchor"]
 

@@ -15,7 +15,7 @@ from ..merging import merge
 from ..methods.bmm import run_anchor
 from ..solvers.bmm import BMMSolver
 from ..testing import openclip_vit_shapes, random_experts, random_model
-from ..walker import Walk
+from ..walker import WalkOptions
 
 
 def _timed(fn, device: str, repeats: int) -> tuple[float, object]:
@@ -68,7 +68,7 @@ def time_bmm_trials(width: int = 768, layers: int = 1, tasks: int = 8, trials: i
               "max_abs_difference": difference, "threads": torch.get_num_threads()}
     if method_trial:
         # What a search that re-ran the registered method would pay per trial (anchor, Grams, A, B, Cholesky).
-        walk = Walk(device=device)
+        walk = WalkOptions(device=device)
         seconds = _timed(lambda: merge("bmm", base, experts, {"log10_rho": log10_rhos[0]}, walk=walk), device, 1)[0]
         result["method_ms_per_trial"] = round(1e3 * seconds, 3)
         result["method_speedup"] = round(1e3 * seconds / fast_ms, 2)
