@@ -67,15 +67,15 @@ def check_output_folder(out: Union[str, os.PathLike], inputs: Iterable[object]) 
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
         raise CheckpointError(f"--out {out}: {folder} is a file; a trailing slash asks for a Hugging Face folder")
-    if folder.is_dir() and any(folder.iterdir()) and not is_nbmerge_output(folder):
-        raise CheckpointError(f"--out {out}: the folder exists and is not an earlier nbmerge output (no nbmerge "
-                              f"model card): choose another folder, or empty it")
     real = os.path.realpath(folder)
     for item in inputs:
         if isinstance(item, (str, os.PathLike)):
             path = os.path.realpath(item)
             if path == real or path.startswith(real + os.sep):
                 raise CheckpointError(f"--out {out} would replace the input {item}: choose another output folder")
+    if folder.is_dir() and any(folder.iterdir()) and not is_nbmerge_output(folder):
+        raise CheckpointError(f"--out {out}: the folder exists and is not an earlier nbmerge output (no nbmerge "
+                              f"model card): choose another folder, or empty it")
     return folder
 
 
@@ -117,7 +117,9 @@ def model_card(record: Mapping[str, Any], base: str, experts: Sequence[str], tit
 
 
 def _name(item: Any) -> str:
-    return os.fspath(item) if isinstance(item, (str, os.PathLike)) else getattr(item, "name", type(item).__name__)
+    if isinstance(item, (str, os.PathLike)):
+        return os.fspath(item)
+    return getattr(item, "name", "<state dict>" if isinstance(item, Mapping) else type(item).__name__)
 
 
 def write_folder(items: Iterable[tuple[str, torch.Tensor]], out: Union[str, os.PathLike], *, base: Any,

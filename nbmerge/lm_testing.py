@@ -32,7 +32,8 @@ def tiny_config(arch: str = "llama", hidden: int = 32, layers: int = 2, vocab: i
                            num_attention_heads=2, num_key_value_heads=2, vocab_size=vocab,
                            max_position_embeddings=64, tie_word_embeddings=False)
     if arch == "gpt2":
-        return GPT2Config(n_embd=hidden, n_layer=layers, n_head=2, vocab_size=vocab, n_positions=64)
+        return GPT2Config(n_embd=hidden, n_layer=layers, n_head=2, vocab_size=vocab, n_positions=64, bos_token_id=1,
+                          eos_token_id=2)
     raise ValueError(f"arch must be 'llama' or 'gpt2', got {arch!r}")
 
 
