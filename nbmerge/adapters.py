@@ -7,9 +7,10 @@ module where ``alpha_pattern``/``rank_pattern`` say so), transposed for GPT-2's 
 and zero on every other tensor. Embedding adapters store
 ``lora_embedding_A`` (r × vocab) and ``lora_embedding_B`` (dim × r): ΔW = s·(B·A)ᵀ.
 
-Any other tensor in the file (trained biases with ``bias: all`` or ``lora_only``, the ``modules_to_save`` copies)
-holds the module's new value and replaces the base's. :class:`AdapterExpert` is the expert model θ₀ + ΔW seen as a
-tensor source: nothing dense is built beyond the one tensor asked for.
+Any other tensor in the file (trained biases with ``bias: all`` or ``lora_only``, saved as ``M.base_layer.bias`` on a
+LoRA layer; the ``modules_to_save`` copies, saved as ``M.modules_to_save.weight`` or, by older PEFT releases, as
+``M.weight``) holds the module's new value and replaces the base's. :class:`AdapterExpert` is the expert model
+θ₀ + ΔW seen as a tensor source: nothing dense is built beyond the one tensor asked for.
 """
 
 from __future__ import annotations
@@ -133,9 +134,16 @@ class AdapterExpert:
             elif ".lora_" in name:
                 raise CheckpointError(f"{self.name}: adapter tensor {key!r} is not a LoRA factor nbmerge can apply "
                                       "(lora_A/lora_B, lora_embedding_A/lora_embedding_B)")
-            else:  # a trained bias or a modules_to_save copy: the module's new value
-                target = self._base_key(name, key)
+            elif ".original_module." not in name:  # (the base's own value of a modules_to_save module)
+                # a trained bias (``M.base_layer.bias`` on a LoRA layer) or a modules_to_save copy: a new value
+                target = self._base_key(re.sub(r"\.(base_layer|modules_to_save)\.", ".", name), key)
                 self._check_shape(key, target, tuple(self._handle.get_slice(key).get_shape()))
+                if target in self.replaced:
+                    first = self.replaced[target]
+                    if (".modules_to_save." in key) == (".modules_to_save." in first):
+                        raise CheckpointError(f"{self.name}: {first!r} and {key!r} both give {target!r}")
+                    if ".modules_to_save." in first:
+                        continue  # the modules_to_save copy is the trained value
                 self.replaced[target] = key
         for module, keys in pairs.items():
             if "lora_A" not in keys or "lora_B" not in keys:
@@ -154,7 +162,7 @@ class AdapterExpert:
             self._check_shape(keys["lora_A"], target, shape, what="B·A")
             factors = LoraFactors(module, keys["lora_A"], keys["lora_B"], scaling_of(self.config, module, a_shape[0]),
                                   transpose)
-            if target in self.factors or target in self.replaced:
+            if target in self.factors:
                 raise CheckpointError(f"{self.name}: {target!r} is changed twice by the adapter")
             self.factors[target] = factors
 
@@ -186,8 +194,9 @@ class AdapterExpert:
         return self.base.shape(key)
 
     def dtype(self, key: str) -> torch.dtype:
+        stored = self._handle.get_slice(self.replaced[key]).get_dtype() if key in self.replaced else None
         if key in self.factors:
-            return torch.float64 if self.base.dtype(key) == torch.float64 else torch.float32
+            return torch.float64 if self.base.dtype(key) == torch.float64 or stored == "F64" else torch.float32
         if key in self.replaced:
             return self._read(self.replaced[key]).dtype
         return self.base.dtype(key)
@@ -207,11 +216,11 @@ class AdapterExpert:
         return factors.scaling * delta
 
     def get(self, key: str) -> torch.Tensor:
-        if key in self.replaced:
-            return self._read(self.replaced[key])
+        # a LoRA layer whose base weight the adapter also saved (PEFT does for embeddings): ΔW applies on top of it
+        value = self._read(self.replaced[key]) if key in self.replaced else self.base.get(key)
         if key in self.factors:
-            return self.base.get(key).to(self.dtype(key)) + self.delta(key)
-        return self.base.get(key)
+            return value.to(self.dtype(key)) + self.delta(key)
+        return value
 
 
 def dense_expert(folder: Union[str, os.PathLike], base) -> dict[str, torch.Tensor]:

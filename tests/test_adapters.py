@@ -34,7 +34,8 @@ def llama64(tmp_path_factory):
             factors = load_state_dict(folder / "adapter_model.safetensors")
             for key in [k for k in expert if ".v_proj." in k]:
                 module = "base_model.model." + key[: -len(".weight")]
-                expert[key] = state[key] + 4.0 * (factors[module + ".lora_B.weight"] @ factors[module + ".lora_A.weight"])
+                b, a = factors[module + ".lora_B.weight"], factors[module + ".lora_A.weight"]
+                expert[key] = state[key] + 4.0 * (b @ a)
         adapters.append(folder)
         dense.append(expert)
     return base, state, adapters, dense
@@ -216,17 +217,64 @@ def test_cli_accepts_adapter_folders(llama64, tmp_path, capsys):
     same(load_state_dict(out), nbmerge.merge("ties", base, dense))
 
 
-def test_a_real_peft_adapter_equals_peft_merge_and_unload(tmp_path):
-    """With PEFT installed: an adapter PEFT saved merges as the model PEFT's merge_and_unload gives."""
+#: what PEFT saves for each: Conv1D factors, lora_embedding_A/B, M.base_layer.bias, M.modules_to_save.bias beside
+#: M.original_module.bias, an embedding's base_layer.weight, rank and alpha patterns, rsLoRA
+PEFT_CASES = {
+    "gpt2": ("gpt2", dict(target_modules=["c_attn", "c_proj", "wte"], fan_in_fan_out=True, bias="all",
+                          modules_to_save=["ln_f"])),
+    "llama": ("llama", dict(target_modules=["q_proj", "v_proj", "embed_tokens", "down_proj"],
+                            rank_pattern={"v_proj": 2}, alpha_pattern={"down_proj": 3}, modules_to_save=["lm_head"])),
+    "llama-rslora": ("llama", dict(target_modules=["q_proj", "k_proj", "o_proj", "up_proj"], use_rslora=True)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PEFT_CASES))
+def test_a_real_peft_adapter_equals_peft_merge_and_unload(tmp_path, case):
+    """With PEFT installed: an adapter PEFT saved reads as the model PEFT's merge_and_unload gives."""
     peft = pytest.importorskip("peft")
     from transformers import AutoModelForCausalLM
 
-    base = tiny_lm(tmp_path / "base", "llama", dtype=torch.float64, tokenizer=False)
+    arch, settings = PEFT_CASES[case]
+    base = tiny_lm(tmp_path / "base", arch, dtype=torch.float64, tokenizer=False)
     model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float64)
-    config = peft.LoraConfig(r=4, lora_alpha=16, target_modules=list(LLAMA_TARGETS), use_rslora=True,
-                             init_lora_weights=False)
-    adapted = peft.get_peft_model(model, config)
+    adapted = peft.get_peft_model(model, peft.LoraConfig(r=4, lora_alpha=16, init_lora_weights=False, **settings))
+    with torch.no_grad():  # trained biases and modules_to_save copies differ from the base
+        for name, parameter in adapted.named_parameters():
+            if parameter.requires_grad and ("bias" in name or "modules_to_save" in name):
+                parameter.add_(0.1)
     adapted.save_pretrained(tmp_path / "adapter")
-    expected = {k: v for k, v in adapted.merge_and_unload().state_dict().items()}
+    expected = dict(adapted.merge_and_unload().state_dict())
     expert = dense_expert(tmp_path / "adapter", SafetensorsSource(base))
-    same({k: expert[k] for k in expert}, {k: expected[k] for k in expert})
+    same(expert, {k: expected[k] for k in expert}, atol=1e-12)
+    assert sum(not torch.equal(v, load_state_dict(base)[k]) for k, v in expert.items()) >= 8
+
+
+def test_peft_names_for_saved_base_values(llama64, gpt2, tmp_path):
+    """Without PEFT: the names PEFT 0.21 gives biases of LoRA layers (M.base_layer.bias), modules_to_save copies
+    (M.modules_to_save.bias, beside the base's M.original_module.bias) and an embedding's saved base weight."""
+    base, state = gpt2
+    folder, expected = write_lora(tmp_path / "a", state, ["c_attn"], fan_in_fan_out=True, bias="all",
+                                  modules_to_save=["ln_f"])
+    tensors = load_state_dict(folder / "adapter_model.safetensors")
+    p = "base_model.model.transformer."
+    tensors[p + "h.0.attn.c_attn.base_layer.bias"] = state["transformer.h.0.attn.c_attn.bias"] + 0.5
+    tensors[p + "ln_f.modules_to_save.bias"] = state["transformer.ln_f.bias"] + 0.25
+    tensors[p + "ln_f.original_module.bias"] = state["transformer.ln_f.bias"]
+    tensors[p + "ln_f.weight"] = state["transformer.ln_f.weight"] * 2
+    save_state_dict(tensors, folder / "adapter_model.safetensors")
+    expert = dense_expert(folder, SafetensorsSource(base))
+    c_attn = "transformer.h.0.attn.c_attn."
+    torch.testing.assert_close(expert[c_attn + "bias"], tensors[p + "h.0.attn.c_attn.base_layer.bias"])
+    torch.testing.assert_close(expert["transformer.ln_f.bias"], state["transformer.ln_f.bias"] + 0.25)
+    torch.testing.assert_close(expert["transformer.ln_f.weight"], state["transformer.ln_f.weight"] * 2)
+    torch.testing.assert_close(expert[c_attn + "weight"], expected[c_attn + "weight"])
+    lbase, lstate, adapters, dense = llama64  # adapter 1 has an embedding LoRA: a saved base weight gets ΔW on top
+    tensors = load_state_dict(adapters[1] / "adapter_model.safetensors")
+    embed = "model.embed_tokens.weight"
+    tensors["base_model.model.model.embed_tokens.base_layer.weight"] = lstate[embed]
+    folder = tmp_path / "b"
+    folder.mkdir()
+    save_state_dict(tensors, folder / "adapter_model.safetensors")
+    (folder / "adapter_config.json").write_bytes((adapters[1] / "adapter_config.json").read_bytes())
+    torch.testing.assert_close(dense_expert(folder, SafetensorsSource(lbase))[embed], dense[1][embed], atol=1e-12,
+                               rtol=0)
