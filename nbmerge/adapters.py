@@ -29,6 +29,7 @@ from .errors import CheckpointError
 CONFIG = "adapter_config.json"
 WEIGHTS = "adapter_model.safetensors"
 PREFIX = "base_model.model."
+_FLOATS = {"F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
 _FACTOR = re.compile(r"^(?P<module>.+)\.(?P<kind>lora_A|lora_B)\.weight$|"
                      r"^(?P<emodule>.+)\.(?P<ekind>lora_embedding_A|lora_embedding_B)$")
 
@@ -197,8 +198,8 @@ class AdapterExpert:
         stored = self._handle.get_slice(self.replaced[key]).get_dtype() if key in self.replaced else None
         if key in self.factors:
             return torch.float64 if self.base.dtype(key) == torch.float64 or stored == "F64" else torch.float32
-        if key in self.replaced:
-            return self._read(self.replaced[key]).dtype
+        if key in self.replaced:  # from the header; other dtypes from the tensor itself
+            return _FLOATS[stored] if stored in _FLOATS else self._read(self.replaced[key]).dtype
         return self.base.dtype(key)
 
     def _read(self, key: str) -> torch.Tensor:
