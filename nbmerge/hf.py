@@ -22,7 +22,7 @@ import torch
 
 from .adapters import is_adapter
 from .errors import CheckpointError
-from .io import INDEX_SUFFIX, write_tensors
+from .io import write_tensors
 
 #: the default largest shard of a folder output (as ``--max-shard-size 5G``)
 DEFAULT_MAX_SHARD_BYTES = 5 * 2**30
@@ -173,10 +173,3 @@ def _publish(tmp: Path, folder: Path) -> None:
         raise
     shutil.rmtree(old, ignore_errors=True)
 
-
-def written_files(folder: Path) -> list[Path]:
-    """The weight files of a folder output (shards and index, or the single file)."""
-    index = folder / (WEIGHTS + INDEX_SUFFIX)
-    if index.exists():
-        return sorted(folder.glob("model-*-of-*.safetensors")) + [index]
-    return [folder / WEIGHTS]
