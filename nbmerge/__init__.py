@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 _PUBLIC = {
     "CheckpointError": "errors", "MethodError": "errors", "NbmergeError": "errors", "NumericalError": "errors",
     "load_state_dict": "io", "save_state_dict": "io", "write_tensors": "io",
-    "merge": "merging", "merge_to_file": "merging",
+    "merge": "merging", "merge_to_file": "merging", "merge_to_folder": "merging",
     "all_methods": "methods", "get_method": "methods",
     "WalkOptions": "walker", "task_vectors": "walker",
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -13,8 +14,9 @@ from .params import parse_pairs
 
 
 def _size(text: str) -> int:
-    units = {"K": 2**10, "M": 2**20, "G": 2**30}
+    units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}  # binary: 2G, 2GB and 2GiB are 2·2³⁰ bytes
     clean = text.strip().upper().rstrip("B")
+    clean = clean[:-1] if clean.endswith("I") else clean
     try:
         if clean and clean[-1] in units:
             size = int(float(clean[:-1]) * units[clean[-1]])
@@ -86,7 +88,8 @@ def _recipe_from_args(args):
 def cmd_merge(args) -> int:
     import torch
 
-    from .merging import merge_to_file
+    from .hf import is_folder_output
+    from .merging import merge_to_file, merge_to_folder
     from .recipe import DTYPES
     from .walker import WalkOptions
 
@@ -105,11 +108,20 @@ def cmd_merge(args) -> int:
     options = {"qkv": "as_is", "device": args.device, **{k: v for k, v in recipe.walk.items() if v is not None}}
     walk = WalkOptions(**options)
     start = time.perf_counter()
-    written = merge_to_file(recipe.method, recipe.base, recipe.experts, recipe.out, params, grams=recipe.grams,
-                            fishers=recipe.fishers, walk=walk,
-                            max_shard_bytes=_size(recipe.max_shard_size) if recipe.max_shard_size else None,
-                            weights=None if all(w == 1.0 for w in recipe.weights) else recipe.weights,
-                            out_dtype=DTYPES[recipe.dtype] if recipe.dtype else None)
+    options = dict(grams=recipe.grams, fishers=recipe.fishers, walk=walk,
+                   weights=None if all(w == 1.0 for w in recipe.weights) else recipe.weights,
+                   out_dtype=DTYPES[recipe.dtype] if recipe.dtype else None, progress=False if args.quiet else None)
+    if not is_folder_output(recipe.out) and os.path.isdir(recipe.out):
+        raise NbmergeError(f"--out {recipe.out} is a folder: give a file name such as "
+                           f"{os.path.join(recipe.out, 'merged.safetensors')}, or {os.path.join(recipe.out, '')} "
+                           "(with a trailing slash) to write a Hugging Face folder there")
+    if is_folder_output(recipe.out):  # `--out DIR/`: a Hugging Face folder
+        written = [merge_to_folder(recipe.method, recipe.base, recipe.experts, recipe.out, params,
+                                   max_shard_bytes=_size(recipe.max_shard_size or "5G"), **options)]
+    else:
+        written = merge_to_file(recipe.method, recipe.base, recipe.experts, recipe.out, params,
+                                max_shard_bytes=_size(recipe.max_shard_size) if recipe.max_shard_size else None,
+                                **options)
     elapsed = time.perf_counter() - start
     print(f"merged {len(recipe.experts)} experts with {recipe.method} in {elapsed:.2f}s -> "
           + ", ".join(str(p) for p in written))
@@ -303,8 +315,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", metavar="METHOD",  # checked by the registry: a one-line error naming the valid ones
                    help="one of: " + ", ".join(METHODS) + " (`nbmerge methods -v` explains each)")
     p.add_argument("--base", help="pretrained checkpoint (.safetensors, index.json or folder)")
-    p.add_argument("--experts", nargs="+", help="fine-tuned checkpoints, one per task")
-    p.add_argument("--out", help="output .safetensors path (with --config: overrides the recipe's)")
+    p.add_argument("--experts", nargs="+", help="fine-tuned checkpoints, one per task, or LoRA adapter folders "
+                                                "(adapter_config.json + adapter_model.safetensors)")
+    p.add_argument("--out", help="output .safetensors path, or DIR/ (trailing slash) for a Hugging Face folder "
+                                 "from_pretrained loads (with --config: overrides the recipe's)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="method parameter")
     p.add_argument("--grams", nargs="+", help="per-expert input Grams (XᵀX per linear weight key)")
     p.add_argument("--fishers", nargs="+", help="per-expert diagonal Fisher files (same keys as the model)")
@@ -320,7 +334,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keys kept at the base value and not checked against the experts")
     p.add_argument("--matrix-exclude", action="append", default=[], metavar="REGEX",
                    help="2-D keys sent to the fallback instead of the matrix path")
-    p.add_argument("--max-shard-size", default=None, help="e.g. 2G: write shards plus an index above this")
+    p.add_argument("--max-shard-size", default=None,
+                   help="e.g. 2G, 500MB, 2GiB (binary units): write shards plus an index above this (DIR/ outputs: "
+                        "default 5G)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (shown on a terminal for merges over 2 s)")
     p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser("zoo", help="the embedded model zoo")

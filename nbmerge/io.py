@@ -168,9 +168,16 @@ def _resolve_files(path: Path) -> list[Path]:
 Source = Union[str, os.PathLike, Mapping[str, torch.Tensor], TensorSource]
 
 
-def as_source(obj: Source, name: str | None = None) -> TensorSource:
-    """Accept a path, a state dict, or an existing source."""
+def as_source(obj: Source, name: str | None = None, base: TensorSource | None = None) -> TensorSource:
+    """Accept a path, a state dict, or an existing source. A LoRA adapter folder (``adapter_config.json``) is an
+    expert read over ``base``: the model θ₀ + ΔW it defines (:mod:`nbmerge.adapters`)."""
     if isinstance(obj, (str, os.PathLike)):
+        from .adapters import AdapterExpert, is_adapter
+
+        if is_adapter(obj):
+            if base is None:
+                raise CheckpointError(f"{obj} is a LoRA adapter: it is read as an expert over a base model, not alone")
+            return AdapterExpert(obj, base)
         return SafetensorsSource(obj)
     if isinstance(obj, Mapping):
         return DictSource(obj, name or "<state dict>")

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import statistics
+import sys
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
-from .errors import MethodError
-from .io import Source, StateDict, check_not_an_input, write_tensors
+import torch
+
+from .errors import MethodError, NbmergeWarning
+from .hf import DEFAULT_MAX_SHARD_BYTES, base_folder, check_output_folder, write_folder
+from .io import Source, StateDict, as_source, check_not_an_input, write_tensors
 from .methods import get_method
 from .sources import CastOutput, WeightedExpert
 from .walker import WalkOptions
@@ -26,31 +32,91 @@ def merge(method: str, base: Source, experts: Sequence[Source], params: Optional
 def merge_to_file(method: str, base: Source, experts: Sequence[Source], out: str | os.PathLike,
                   params: Optional[Mapping[str, Any]] = None, *, grams=None, fishers=None,
                   walk: Optional[WalkOptions] = None, max_shard_bytes: Optional[int] = None,
-                  weights: Optional[Sequence[float]] = None, out_dtype=None) -> list[Path]:
+                  weights: Optional[Sequence[float]] = None, out_dtype=None,
+                  progress: Optional[bool] = None) -> list[Path]:
     """Merge and write the result tensor by tensor, atomically (sharded above ``max_shard_bytes``).
 
     Nothing is written until every check passed; ``out`` may not be (or overwrite) an input. An earlier output at
     ``out`` (single file, or shards and index) is replaced as a whole once the new one is complete.
     ``weights``: one per expert, scaling its task vector before merging (a recipe's per-model weights).
     ``out_dtype``: the output's floating-point dtype (default: the base's, tensor by tensor).
+    ``progress``: a progress bar on stderr over the bytes merged (shown after 2 s); ``None``: when stderr is a
+    terminal. An expert may be a LoRA adapter folder (:mod:`nbmerge.adapters`).
     """
-    inputs = [base, *(experts if isinstance(experts, Sequence) and not isinstance(experts, (str, bytes)) else ()),
-              *(grams or ()), *(fishers or ())]
-    check_not_an_input(out, inputs)
+    check_not_an_input(out, _inputs(base, experts, grams, fishers))
+    items, record = _merged(method, base, experts, params, grams, fishers, walk, weights, out_dtype, progress)
+    # One metadata key: safetensors stores the header map unordered, so several keys would make the bytes of
+    # identical merges differ from run to run.
+    metadata = {"nbmerge": json.dumps(record, sort_keys=True, default=str)}
+    return write_tensors(items, out, max_shard_bytes=max_shard_bytes, metadata=metadata)
+
+
+def merge_to_folder(method: str, base: Source, experts: Sequence[Source], out: str | os.PathLike,
+                    params: Optional[Mapping[str, Any]] = None, *, grams=None, fishers=None,
+                    walk: Optional[WalkOptions] = None, max_shard_bytes: Optional[int] = DEFAULT_MAX_SHARD_BYTES,
+                    weights: Optional[Sequence[float]] = None, out_dtype=None,
+                    progress: Optional[bool] = None) -> Path:
+    """Merge into a Hugging Face folder that ``AutoModel*.from_pretrained(out)`` loads (:mod:`nbmerge.hf`).
+
+    The weights go to ``model.safetensors`` (shards and ``model.safetensors.index.json`` above
+    ``max_shard_bytes``); ``config.json``, ``generation_config.json`` and the tokenizer files are copied from the
+    base's folder, and a ``README.md`` model card records the merge. The folder appears complete or not at all;
+    an existing ``out`` must be empty or an earlier nbmerge output, and no input may lie inside it. Other
+    arguments as :func:`merge_to_file`.
+    """
+    if base_folder(base) is None or not (base_folder(base) / "config.json").is_file():
+        warnings.warn(f"the base {base if isinstance(base, (str, os.PathLike)) else '(in memory)'} is not a Hugging "
+                      "Face folder with a config.json: the output folder holds the weights and a model card, which "
+                      "from_pretrained cannot load without a config", NbmergeWarning, stacklevel=2)
+    check_output_folder(out, _inputs(base, experts, grams, fishers))
+    items, record = _merged(method, base, experts, params, grams, fishers, walk, weights, out_dtype, progress)
+    if out_dtype is not None:
+        record["dtype"] = str(out_dtype).replace("torch.", "")
+    defaults = {p.name: p.default for p in get_method(method).params.values()}
+    record["params"] = {**defaults, **record["params"]}  # the card names every value the merge used
+    return write_folder(items, out, base=base, experts=experts, record=record, max_shard_bytes=max_shard_bytes,
+                        out_dtype=out_dtype)
+
+
+def _inputs(base, experts, grams, fishers) -> list:
+    return [base, *(experts if isinstance(experts, Sequence) and not isinstance(experts, (str, bytes)) else ()),
+            *(grams or ()), *(fishers or ())]
+
+
+def _merged(method, base, experts, params, grams, fishers, walk, weights, out_dtype, progress):
+    """The merged ``(key, tensor)`` stream (weighted, cast, with a progress bar) and the record of the merge."""
     if weights is not None:
         if len(weights) != len(experts):
             raise MethodError(f"{len(weights)} weights for {len(experts)} experts: give one per expert")
         experts = [e if w == 1.0 else WeightedExpert(base, e, w) for e, w in zip(experts, weights)]
     items = get_method(method).run(base, experts, params, grams=grams, fishers=fishers, walk=walk, stream=True)
+    if progress or (progress is None and getattr(sys.stderr, "isatty", lambda: False)()):
+        items = _progress(items, as_source(base, "base"), method)
     if out_dtype is not None:
         items = CastOutput(items, out_dtype)
-    # One metadata key: safetensors stores the header map unordered, so several keys would make the bytes of
-    # identical merges differ from run to run.
     record = {"method": method, "params": get_method(method).check_params(dict(params or {}))}  # as parsed
     if weights is not None:
         record["weights"] = [float(w) for w in weights]
-    metadata = {"nbmerge": json.dumps(record, sort_keys=True, default=str)}
-    return write_tensors(items, out, max_shard_bytes=max_shard_bytes, metadata=metadata)
+    return items, record
+
+
+def _progress(items, base, method: str):
+    """``items`` with a progress bar on stderr over the bytes of the base's tensors, shown after 2 seconds."""
+    try:
+        from tqdm import tqdm  # not tqdm.auto: in a notebook it warns about ipywidgets
+    except ImportError:  # the core install has no tqdm: merge without a bar
+        yield from items
+        return
+    total = sum(math.prod(base.shape(key)) * _itemsize(base.dtype(key)) for key in base.keys())
+    with tqdm(total=total, desc=f"merging ({method})", unit="B", unit_scale=True, unit_divisor=1024,
+              file=sys.stderr, delay=2.0, leave=False) as bar:
+        for key, value in items:
+            bar.update(value.numel() * value.element_size())
+            yield key, value
+
+
+def _itemsize(dtype) -> int:
+    return dtype.itemsize if hasattr(dtype, "itemsize") else torch.empty((), dtype=dtype).element_size()
 
 
 def time_merge(method: str, base: Source, experts: Sequence[Source], params: Optional[Mapping[str, Any]] = None, *,

@@ -11,7 +11,7 @@
     walk: {qkv: split, exclude: ["head\\."], matrix_rule: ndim2, fallback: mean, matrix_exclude: [], device: auto}
     dtype: bfloat16                   # optional: the output's floating-point dtype (default: the base's)
     seed: 0                           # optional: methods with a seed (DARE)
-    out: merged.safetensors           # optional here; `--out` on the command line wins
+    out: merged.safetensors           # optional here; `--out` on the command line wins; `merged/`: a HF folder
     max_shard_size: 2G                # optional
 
 Unknown keys and values of the wrong type are errors that name the key; nothing is read before the recipe is valid.
@@ -140,6 +140,8 @@ def parse_recipe(data: Any, name: str = "recipe", folder: Union[str, os.PathLike
                 raise RecipeError(f"{name}: {key}: {len(stats[key])} files for {len(experts)} experts (one per "
                                   "expert, in expert order)")
     out = _path(f"{name}: out", data["out"], folder) if data.get("out") is not None else None
+    if out is not None and data["out"].endswith(("/", os.sep)):
+        out += os.sep  # `out: merged/` asks for a Hugging Face folder: keep the trailing slash
     shard = data.get("max_shard_size")
     if shard is not None:
         shard = str(_expect(f"{name}: max_shard_size", shard, (str, int), "a size such as 2G"))

@@ -13,7 +13,8 @@ class WeightedExpert:
     """An expert seen through a task-vector weight: θ₀ + w·(θ − θ₀) on floating tensors (read lazily)."""
 
     def __init__(self, base, expert, weight: float):
-        self.base, self.expert, self.weight = as_source(base, "base"), as_source(expert, "expert"), weight
+        self.base, self.weight = as_source(base, "base"), weight
+        self.expert = as_source(expert, "expert", base=self.base)
         self.name = f"{self.expert.name} (weight {weight:g})"
         self.files = getattr(self.expert, "files", ())
 

@@ -141,7 +141,7 @@ class ModelView:
         #: optional ``transform(deltas, key=, tasks=)`` applied to every task vector read (DARE's drop)
         self.transform: Optional[Callable[..., list[torch.Tensor]]] = None
         self.base = as_source(base, "base")
-        self.experts = [as_source(e, f"expert {i}") for i, e in enumerate(experts)]
+        self.experts = [as_source(e, f"expert {i}", base=self.base) for i, e in enumerate(experts)]
         self.T = len(self.experts)
         self.device = walk.device
         excluded = _compile(walk.exclude, "exclude")
