@@ -149,7 +149,8 @@ README_COMMANDS, README_YAML = readme_parts(README.read_text())
 
 #: Inline spans that name a command or a file in prose rather than print one to run.
 MENTIONS = {"make", "nbmerge", "python3", ".venv/bin/nbmerge", ".venv/bin/papermill", "nbmerge (.venv)",
-            "nbmerge eval", "nbmerge stats", "nbmerge zoo build", "nbmerge zoo build|path|info"}
+            "nbmerge eval", "nbmerge stats", "nbmerge zoo build", "nbmerge zoo build|path|info", "nbmerge merge",
+            "nbmerge pool import"}
 
 #: The README's yaml blocks, by their first line: the file each is (the command that reads it is in PLAN).
 YAML_FILES = {"method: ties": "recipe.yaml"}
@@ -317,6 +318,14 @@ PLAN: dict[str, Plan] = {
     "/tmp/fake/data": Plan("run", check=_check_fake_import),
     "pip install h5py": Plan("not-run", "installs from PyPI: the tests are offline"),
     "pip install 'nbmerge[distributed]'": Plan("not-run", "installs Ray from PyPI: the tests are offline"),
+    "pip install nbmerge": Plan("not-run", "installs from PyPI: the tests are offline (tests/test_core_install.py runs "
+                                          "nbmerge merge with only the core's modules importable)"),
+    "pip install 'nbmerge[zoo]'": Plan("not-run", "installs from PyPI: the tests are offline (tests/test_core_install.py "
+                                                  "checks the error that prints it)"),
+    "nbmerge merge --method ties --base models/llama --experts models/math models/code adapters/chat-lora --out "
+    "merged/ --param density=0.2": Plan("parse", "needs Llama-sized folders and an adapter the user brings; folder "
+                                                 "outputs and adapters are tested on tiny random language models "
+                                                 "(tests/test_hf.py, tests/test_adapters.py)"),
     "python -m bench.distributed": Plan("help", "starts a local Ray cluster and runs searches: minutes"),
     "nbmerge bmm-search --suite micro --anchor task_arithmetic --gram task_vector --budget 20 --workers 2 "
     "--log trials.jsonl": Plan("parse", "starts a local Ray cluster (tests/test_distributed_search.py runs it, "
