@@ -383,6 +383,7 @@ def quantile_interval(samples: np.ndarray, point: float, level: float = LEVEL) -
     low, high = np.quantile(samples, [tail, 1 - tail])
     return {"diff": float(point), "low": float(low), "high": float(high)}
 
+
 def vacuous(a: Predictions, b: Predictions, interval: Optional[Interval] = None, names=("A", "B")) -> Optional[str]:
     """Why comparing A with B cannot test a claim (None when it can): a model at chance, or the two collapsed onto
     one another (the same prediction on ≥ 99.5% of test examples)."""
