@@ -230,3 +230,28 @@ def test_ablation_merges_only_what_the_gate_makes_distinct(monkeypatch):
     calls.clear()
     on = ace.ablation(lab, config, {"fired_fraction": 0.4}, extras=("gated components off",), log=lambda *_: None)
     assert len(calls) == 5 and not any(s["same_as"] for s in on["steps"])
+
+
+# ----------------------------------------------------------------------------------------------------- teaching
+
+def test_the_validation_table_marks_the_chosen_alpha_and_the_bootstrap_figure_draws():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from nbmerge.experiments import ace_figures
+
+    tuned = protocol.Tuned({"method": "x"}, 1.0, [{"alpha": 0.5, "val_accuracy": 0.4},
+                                                  {"alpha": 1.0, "val_accuracy": 0.6}])
+    assert ace_figures.validation_rows({"x": SimpleNamespace(tuned=tuned)}) == [
+        {"method": "x", "α = 0.5": "40.0%", "α = 1": "<b>60.0%</b>"}]
+    a = preds(0.8)
+    b = same_labels(a, 0.6, 1)
+    draws = protocol.bootstrap_samples(a, b, EXPERT)
+    interval = protocol.paired_difference(a, b, EXPERT)   # the same draws, so the same quantiles
+    assert protocol.quantile_interval(draws, interval.diff) == pytest.approx(
+        {"diff": interval.diff, "low": interval.low, "high": interval.high})
+    fig = ace_figures.plot_bootstrap(draws, interval, "ACE − x")
+    assert fig.axes
+    plt.close(fig)
