@@ -45,13 +45,26 @@ def setup_debian_packages() -> set[str]:
 
 
 def project_dependencies() -> set[str]:
+    """What the set-up installs: the core dependencies and every extra ``.[dev]`` names (``make setup`` installs
+    ``.[dev]``; extras that name ``nbmerge[...]`` are followed)."""
     import tomllib
 
-    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    names = set()
-    for spec in data["project"]["dependencies"]:
+    assert "-e '.[dev]'" in (ROOT / "Makefile").read_text(), "the set-up no longer installs .[dev]"
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    names, seen, todo = set(), set(), ["dev"]
+    specs = list(project["dependencies"])
+    while todo:
+        extra = todo.pop()
+        if extra in seen:
+            continue
+        seen.add(extra)
+        specs += project["optional-dependencies"][extra]
+        for spec in project["optional-dependencies"][extra]:
+            if spec.startswith("nbmerge["):
+                todo += spec[len("nbmerge["):spec.index("]")].split(",")
+    for spec in specs:
         names.add(re.split(r"[<>=!~\[; ]", spec, maxsplit=1)[0].lower().replace("_", "-"))
-    return names
+    return names - {"nbmerge"}
 
 
 def test_manifests_record_files():
