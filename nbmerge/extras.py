@@ -1,6 +1,6 @@
 """The optional parts of the install, by use, and the error that names the one a command lacks.
 
-The core (torch, safetensors, numpy) merges checkpoints: ``nbmerge merge``, ``nbmerge methods`` and the Python API.
+The core (torch, safetensors, numpy, pyyaml) merges checkpoints: ``nbmerge merge``, ``nbmerge methods`` and the Python API.
 Everything else is an extra of ``pyproject.toml``; this table names the modules each one provides, so a missing
 module becomes "install nbmerge[<extra>]" instead of a traceback. ``tests/test_core_install.py`` checks that the
 table agrees with ``pyproject.toml``.
