@@ -229,7 +229,8 @@ def ivon_posteriors(zoo, tasks: Sequence[str], components: int, settings: IvonSe
                     seed: int = 0, quiet: bool = True, log: Callable = lambda *_: None) -> dict[str, list[Path]]:
     """``components`` IVON runs per task (MultiIVON; run k is seeded by (seed, task, k)), trained on demand and
     cached; returns the files per task. Run 0 alone is IVON-Hess's posterior."""
-    from .zoo import _task_seed, _tqdm
+    from ..progress import progress_bar
+    from .zoo import _task_seed
 
     tasks = _check_tasks(zoo, tasks)
     if not isinstance(components, int) or isinstance(components, bool) or components < 1:
@@ -245,7 +246,7 @@ def ivon_posteriors(zoo, tasks: Sequence[str], components: int, settings: IvonSe
             rel = f"{folder}/{task}/run{run}.safetensors"
             if not store.has(rel):
                 base = _base_encoder(zoo) if base is None else base
-                bar = _tqdm(settings.steps, f"IVON {task} run {run + 1}/{components}", quiet)
+                bar = progress_bar(settings.steps, f"IVON {task} run {run + 1}/{components}", quiet)
                 start = time.perf_counter()
                 mean, precision = train_ivon(
                     base, heads[task], zoo.arrays[task]["train_x"], zoo.arrays[task]["train_y"], settings,
@@ -392,7 +393,7 @@ def multitask_run(zoo, weights: Mapping[str, float], settings: MultitaskSettings
     cached; the zoo's own expert at a vertex when the settings are the zoo's. Training wall time in metadata."""
     from ..models.base import encoder_state_dict
     from ..solvers.pareto import check_alphas
-    from .zoo import _tqdm
+    from ..progress import progress_bar
 
     tasks = _check_tasks(zoo, list(weights))
     check_alphas([weights[t] for t in tasks], len(tasks))
@@ -410,7 +411,7 @@ def multitask_run(zoo, weights: Mapping[str, float], settings: MultitaskSettings
     if stale:  # text zoos' multitask runs were saved under the vision names before the prefix fix
         log(f"{rel}: saved under other tensor names than the zoo's; training it again")
     if stale or not store.has(rel):
-        bar = _tqdm(settings.steps, f"multitask {_weights_key(weights)}", quiet)
+        bar = progress_bar(settings.steps, f"multitask {_weights_key(weights)}", quiet)
         start = time.perf_counter()
         data = {t: (zoo.arrays[t]["train_x"], zoo.arrays[t]["train_y"]) for t in active}
         encoder = multitask_finetune(_base_encoder(zoo), zoo.heads(), data, weights, recipe, settings,

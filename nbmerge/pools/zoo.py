@@ -291,10 +291,6 @@ def _pool(recipe: Recipe) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def _tqdm(total: int, desc: str, quiet: bool):
-    return progress_bar(total, desc, quiet)
-
-
 def _load_heads(root: Path, tasks: list[str]) -> dict[str, Head]:
     return {t: Head.from_state_dict(load_state_dict(root / "heads" / f"{t}.safetensors")) for t in tasks}
 
@@ -489,7 +485,7 @@ def _build(suite: str, tasks: list[str], recipe: Recipe, store: Store, out: Path
                               encoder_state_dict(recipe.arch.build(recipe.seed), recipe.arch.prefix))
         if not store.has("base.safetensors"):
             pool_x, pool_y = _pool(recipe)
-            bar = _tqdm(1, "pretraining the base", quiet)
+            bar = progress_bar(1, "pretraining the base", quiet)
 
             def progress(step, total, loss):
                 bar.total = total
@@ -517,7 +513,7 @@ def _build(suite: str, tasks: list[str], recipe: Recipe, store: Store, out: Path
             if not store.has(expert_rel):
                 if quiet:
                     log(f"fine-tuning expert {index + 1}/{len(tasks)}: {task}")
-                bar = _tqdm(recipe.expert_steps, f"expert {index + 1}/{len(tasks)}: {task}", quiet)
+                bar = progress_bar(recipe.expert_steps, f"expert {index + 1}/{len(tasks)}: {task}", quiet)
                 expert = finetune(base_encoder, head, arrays[task]["train_x"], arrays[task]["train_y"], recipe,
                                   task_seed, progress=lambda s, t, loss: bar.update(1))
                 bar.close()
@@ -877,7 +873,7 @@ def variant_experts(zoo: Zoo, *, lr_factors=(1.0,), step_factors=(1.0,), quiet: 
         if not store.has(rel):
             if base_encoder is None:
                 base_encoder = _encoder_from(load_state_dict(zoo.base_path), zoo.arch)
-            bar = _tqdm(steps, f"variant expert {index + 1}/{len(tasks)}: {task}", quiet)
+            bar = progress_bar(steps, f"variant expert {index + 1}/{len(tasks)}: {task}", quiet)
             expert = finetune(base_encoder, heads[task], zoo.arrays[task]["train_x"], zoo.arrays[task]["train_y"],
                               recipe, _task_seed(task), steps=steps, lr=lr,
                               progress=lambda s, t, loss: bar.update(1))
