@@ -251,7 +251,8 @@ def write_index(path: Path, run: dict, link_prefix: str, earlier: list[dict], ot
 #: the measurements `make peers` and the memory benchmark keep in reports/, linked from the index when present
 DOCUMENTS = (("Agreement with FusionBench (peer check)", "peer_fusionbench.md"),
              ("Agreement with the official ACE-Merging code (peer check)", "peer_ace.md"),
-             ("Merge memory and time (benchmark)", "memory.md"))
+             ("Merge memory and time (benchmark)", "memory.md"),
+             ("BMM search on several workers: scaling and batched BO (benchmark)", "distributed_search.md"))
 
 
 def documents_in(reports: Path, prefix: str = "") -> list[tuple[str, str]]:
