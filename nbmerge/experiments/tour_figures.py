@@ -21,8 +21,9 @@ def plot_geometry(geometry: dict):
     left.bar(tasks, geometry["norms"], color="#4c72b0")
     left.set_title("‖τ_t‖ (task-vector norm)")
     left.set_ylabel("L2 norm")
+    left.set_xticks(range(len(tasks)), tasks, rotation=40, ha="right")  # task names are long: keep them apart
     image = right.imshow(np.array(geometry["cosines"]), vmin=-1, vmax=1, cmap="RdBu_r")
-    right.set_xticks(range(len(tasks)), tasks, rotation=30)
+    right.set_xticks(range(len(tasks)), tasks, rotation=40, ha="right")
     right.set_yticks(range(len(tasks)), tasks)
     right.set_title("cosine(τ_i, τ_j)")
     fig.colorbar(image, ax=right, fraction=0.046)
