@@ -164,14 +164,46 @@ def cmd_zoo(args) -> int:
 
 def cmd_pool(args) -> int:
     from .device import resolve_device
-    from .pools.clip import import_clip_pool
+    from .pools.zoo import import_pool
 
     device = resolve_device(args.device)
     start = time.perf_counter()
-    path = import_clip_pool(args.suite, args.checkpoints, args.data_root, fmt=args.format,
-                            text_model=args.text_model, device=device, eval_examples=args.eval_examples,
-                            tasks=args.tasks.split(",") if args.tasks else None, cache=args.cache)
+    options = {"device": device, "eval_examples": args.eval_examples, "cache": args.cache,
+               "tasks": args.tasks.split(",") if args.tasks else None}
+    if args.suite.startswith("clip-"):
+        if args.base or args.max_length:
+            raise NbmergeError("--base and --max-length are for glue-/lm- pools")
+        options.update(fmt=args.format, text_model=args.text_model)
+    else:
+        if args.format != "auto" or args.text_model:
+            raise NbmergeError("--format and --text-model are for clip- pools")
+        options.update(base=args.base, **({"max_length": args.max_length} if args.max_length else {}))
+    path = import_pool(args.suite, args.checkpoints, args.data_root, **options)
     print(f"pool {args.suite} ready in {time.perf_counter() - start:.1f}s: {path}")
+    return 0
+
+
+def cmd_perplexity(args) -> int:
+    import json
+
+    from .device import resolve_device
+    from .lm_evaluation import perplexity
+
+    result = perplexity(args.model, args.text, args.max_length, args.stride, resolve_device(args.device))
+    print(json.dumps(result) if args.json else
+          f"perplexity {result['perplexity']:.4g} (NLL {result['nll']:.4f} over {result['tokens']} tokens, "
+          f"{result['windows']} windows)")
+    return 0
+
+
+def cmd_lm_eval(args) -> int:
+    import json
+
+    from .device import resolve_device
+    from .lm_evaluation import harness
+
+    result = harness(args.model, args.tasks.split(","), resolve_device(args.device), args.batch_size, args.limit)
+    print(json.dumps(result.get("results", result), indent=1, default=str))
     return 0
 
 
@@ -356,22 +388,29 @@ def build_parser() -> argparse.ArgumentParser:
             z.add_argument("--json", action="store_true", help="print the whole manifest summary as JSON")
     p.set_defaults(func=cmd_zoo)
 
-    p = sub.add_parser("pool", help="pools of real checkpoints (CLIP ViT experts) in the zoo layout")
+    p = sub.add_parser("pool", help="pools of real checkpoints (CLIP ViTs, GLUE classifiers, causal LMs) in the "
+                                    "zoo layout")
     psub = p.add_subparsers(dest="pool_command", required=True)
-    z = psub.add_parser("import", help="convert local CLIP checkpoints + datasets into a clip-<model>-<n> suite",
-                        description="Reads open_clip checkpoints as task-vectors/TSV distribute them (zeroshot.pt, "
+    z = psub.add_parser("import", help="convert local checkpoints + data into a clip-, glue- or lm-<model>-<n> suite",
+                        description="clip-: open_clip checkpoints as task-vectors/TSV distribute them (zeroshot.pt, "
                                     "<Task>Val/finetuned.pt, head_<Task>Val.pt; pickles through a restricted "
-                                    "unpickler) or Hugging Face CLIP folders as FusionBench distributes them, and the "
-                                    "datasets from a local root (data_manifests/clip/), and writes the suite every "
-                                    "notebook loads with suite=<name>. Nothing is downloaded.")
-    z.add_argument("suite", help="clip-<model>-<n>, e.g. clip-vit-b32-8, clip-vit-l14-20")
+                                    "unpickler) or Hugging Face CLIP folders as FusionBench distributes them, with "
+                                    "the datasets from a local root (data_manifests/clip/). glue-: Hugging Face "
+                                    "sequence classifiers (GPT-2, RoBERTa, Llama-style; base/ plus one folder or "
+                                    "LoRA adapter per task) with GLUE from local TSV, parquet or save_to_disk files "
+                                    "(data_manifests/glue/). lm-: causal LMs with a text file per task. Writes the "
+                                    "suite every notebook loads with suite=<name>. Nothing is downloaded.")
+    z.add_argument("suite", help="clip-<model>-<n> (clip-vit-b32-8), glue-<model>-<n> (glue-gpt2-7) or "
+                                 "lm-<model>-<n> (lm-llama-3)")
     z.add_argument("--checkpoints", required=True, help="folder of the checkpoints")
     z.add_argument("--data-root", required=True, help="local root of the datasets")
     z.add_argument("--format", default="auto", help="auto | open_clip | hf")
     z.add_argument("--text-model", default=None, help="full CLIP weights, for heads built from class names "
                                                        "when no head files are given")
+    z.add_argument("--base", default=None, help="glue-/lm- pools: the base model folder (default CHECKPOINTS/base)")
+    z.add_argument("--max-length", type=int, default=0, help="glue-/lm- pools: tokens per example (default 128)")
     z.add_argument("--device", default="auto", help="auto | cpu | cuda[:N] (measuring the imported experts)")
-    z.add_argument("--eval-examples", type=int, default=500, help="validation and test images kept per task")
+    z.add_argument("--eval-examples", type=int, default=500, help="validation and test examples kept per task")
     z.add_argument("--tasks", default=None, help="comma-separated tasks instead of the <n>-task list (a pool "
                                                  "re-imported without --tasks keeps the list it was imported with)")
     z.add_argument("--cache", default=None, help=CACHE_HELP)
@@ -385,6 +424,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N]")
     p.add_argument("--cache", default=None, help=CACHE_HELP)
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("perplexity", help="perplexity of a causal LM folder on a local text file")
+    p.add_argument("--model", required=True, help="Hugging Face model folder (e.g. nbmerge merge --out DIR/)")
+    p.add_argument("--text", required=True, help="UTF-8 text file")
+    p.add_argument("--max-length", type=int, default=512, help="tokens per window")
+    p.add_argument("--stride", type=int, default=256, help="tokens between window starts (≤ --max-length)")
+    p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N]")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_perplexity)
+
+    p = sub.add_parser("lm-eval", help="lm-evaluation-harness tasks on a causal LM folder (nbmerge[lm-eval])")
+    p.add_argument("--model", required=True, help="Hugging Face model folder")
+    p.add_argument("--tasks", required=True, help="comma-separated harness tasks (their data cached locally)")
+    p.add_argument("--batch-size", type=int, default=8, help="examples per forward")
+    p.add_argument("--limit", type=int, default=None, help="examples per task (default all)")
+    p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N]")
+    p.set_defaults(func=cmd_lm_eval)
 
     p = sub.add_parser("stats", help="input Grams of every linear weight, per task")
     p.add_argument("--suite", required=True, help=SUITE_HELP)
@@ -514,9 +570,9 @@ def main(argv: list[str] | None = None) -> int:
     warnings.showwarning = _one_line_warning
     try:
         try:
-            from .extras import COMMAND_EXTRAS, require
+            from .extras import command_extras, require
 
-            require(f"nbmerge {args.command}", *COMMAND_EXTRAS.get(args.command, ()))
+            require(f"nbmerge {args.command}", *command_extras(args.command, getattr(args, "suite", None)))
             return args.func(args)
         except ModuleNotFoundError as exc:  # an optional dependency the core install lacks: name the extra
             from .extras import missing_module_error

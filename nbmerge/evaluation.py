@@ -27,7 +27,7 @@ class Evaluator:
         self.device = device
         self.arch = arch
         self.encoder = arch.build().to(device).eval()
-        self.heads = {name: Head(h.weight.to(device), h.logit_scale) for name, h in heads.items()}
+        self.heads = {name: h.to(device) for name, h in heads.items()}
         self.batch = batch or (2048 if isinstance(arch, Architecture) else 256)
         self.expert_accuracy = expert_accuracy or {}
         self._inputs: dict[tuple[str, str], tuple[torch.Tensor, torch.Tensor]] = {}

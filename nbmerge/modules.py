@@ -12,13 +12,14 @@ from .errors import MethodError
 MODULE_TYPES = ("attn_in", "attn_out", "mlp_in", "mlp_out")
 
 # The four functional groups of the paper's tying, for open_clip, HF CLIP/ViT, Llama-style and BERT-style names. Only
-# weights stored (d_out, d_in) as nn.Linear does: GPT-2's Conv1D stores (d_in, d_out), so its c_attn/c_proj are
-# left out on purpose rather than regressed on the wrong side. Order matters: attention-out before MLP-out.
+# weights stored (d_out, d_in) as nn.Linear does. GPT-2's Conv1D stores (d_in, d_out): the language-model pools
+# store its c_attn/c_proj/c_fc weights transposed (nbmerge.models.lm), which is the layout these groups assume; a
+# raw GPT-2 folder merged by a Gram-based method is not (docs/methods.md). Order matters: attention-out before MLP-out.
 _MODULE_PATTERNS = (
     ("attn_in", re.compile(r"(attn\.in_proj_weight|\.[qkv]_proj\.weight|attention\.self\.(query|key|value)\.weight"
-                           r"|attn\.qkv\.weight)$")),
+                           r"|attn\.qkv\.weight|attn\.c_attn\.weight)$")),
     ("attn_out", re.compile(r"(attn\.out_proj\.weight|\.o_proj\.weight|attention\.output\.dense\.weight"
-                            r"|attn\.proj\.weight)$")),
+                            r"|attn\.proj\.weight|attn\.c_proj\.weight)$")),
     ("mlp_in", re.compile(r"(mlp\.c_fc\.weight|\.fc1\.weight|\.(gate|up)_proj\.weight|intermediate\.dense\.weight)$")),
     ("mlp_out", re.compile(r"(mlp\.c_proj\.weight|\.fc2\.weight|\.down_proj\.weight"
                            r"|(?<!attention\.)output\.dense\.weight)$")),

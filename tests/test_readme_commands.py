@@ -148,7 +148,7 @@ README_COMMANDS, README_YAML = readme_parts(README.read_text())
 # ----------------------------------------------------------------------------------------------------- the plan
 
 #: Inline spans that name a command or a file in prose rather than print one to run.
-MENTIONS = {"make", "nbmerge", "python3", ".venv/bin/nbmerge", ".venv/bin/papermill", "nbmerge (.venv)",
+MENTIONS = {"make", "nbmerge", "nbmerge lm-eval", "python3", ".venv/bin/nbmerge", ".venv/bin/papermill", "nbmerge (.venv)",
             "nbmerge eval", "nbmerge stats", "nbmerge zoo build", "nbmerge zoo build|path|info", "nbmerge merge",
             "nbmerge pool import"}
 
@@ -326,6 +326,17 @@ PLAN: dict[str, Plan] = {
     "merged/ --param density=0.2": Plan("parse", "needs Llama-sized folders and an adapter the user brings; folder "
                                                  "outputs and adapters are tested on tiny random language models "
                                                  "(tests/test_hf.py, tests/test_adapters.py)"),
+    "nbmerge perplexity --model merged/ --text held_out.txt --max-length 512 --stride 256": Plan("parse", "needs a merged causal LM and a text (tests/test_lm_pools.py runs perplexity)"),
+    "nbmerge lm-eval --model merged/ --tasks hellaswag,arc_easy --limit 200": Plan("parse", "needs lm-evaluation-harness and its cached task data"),
+    "nbmerge pool import glue-gpt2-7 --checkpoints /data/gpt2-glue --data-root /data/glue --device cuda": Plan("parse", "needs GPT-2 GLUE experts and GLUE files the user brings "
+                                                 "(tests/test_lm_pools.py imports tiny ones)"),
+    "nbmerge pool import lm-llama-3 --checkpoints /data/llama-experts --data-root /data/texts --max-length 256": Plan("parse", "needs causal-LM experts the user brings"),
+    "nbmerge report --only 20_bmm_benchmark -p suite glue-gpt2-7 -p suites '[\"glue-gpt2-7\"]'": Plan("dry-run", "needs the imported pool (tests/test_lm_notebooks.py runs "
+                                                      "every notebook on tiny LM pools)"),
+    "nbmerge merge --method ties --base models/gpt2 --experts models/gpt2_cola models/gpt2_sst2 models/gpt2_rte "
+    "--out merged/": Plan("parse", "needs GPT-2 GLUE experts the user brings (tests/test_lm_pools.py merges tiny "
+                                   "ones and loads every task's folder with from_pretrained)"),
+    "pip install 'nbmerge[lm-eval]'": Plan("not-run", "installs from PyPI: the tests are offline"),
     "python -m bench.distributed": Plan("help", "starts a local Ray cluster and runs searches: minutes"),
     "nbmerge bmm-search --suite micro --anchor task_arithmetic --gram task_vector --budget 20 --workers 2 "
     "--log trials.jsonl": Plan("parse", "starts a local Ray cluster (tests/test_distributed_search.py runs it, "

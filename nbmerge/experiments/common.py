@@ -87,20 +87,21 @@ def table(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, formats
 
 def prepare_suites(suites: Sequence[str], checkpoints: str = "", data_root: str = "", device: str = "cpu",
                    cache: str = "", log=print) -> None:
-    """Make every suite a notebook uses ready: an embedded zoo builds itself when first loaded; a ``clip-...`` pool
-    of real checkpoints is imported here from ``checkpoints`` and ``data_root`` (once: a pool whose sources are
-    unchanged is reused). Without them a ``clip-...`` suite must have been imported already (`nbmerge pool
-    import`)."""
+    """Make every suite a notebook uses ready: an embedded zoo builds itself when first loaded; a pool of real
+    checkpoints (``clip-...``, ``glue-...``, ``lm-...``) is imported here from ``checkpoints`` and ``data_root``
+    (once: a pool whose sources are unchanged is reused). Without them the pool must have been imported already
+    (`nbmerge pool import`)."""
     from ..pools.zoo import is_pool
 
     pools = [s for s in dict.fromkeys(suites) if is_pool(s)]
     if (checkpoints or data_root) and not pools:
-        log("checkpoints/data_root are only used by clip-... suites; ignored for " + ", ".join(suites))
+        log("checkpoints/data_root are only used by imported pools (clip-, glue-, lm-); ignored for "
+            + ", ".join(suites))
     for suite in pools:
         if checkpoints or data_root:
             if not (checkpoints and data_root):
                 raise NbmergeError(f"suite {suite!r}: give both checkpoints and data_root (got checkpoints="
                                    f"{checkpoints!r}, data_root={data_root!r})")
-            from ..pools.clip import import_clip_pool
+            from ..pools.zoo import import_pool
 
-            import_clip_pool(suite, checkpoints, data_root, device=device, cache=cache or None, log=log)
+            import_pool(suite, checkpoints, data_root, device=device, cache=cache or None, log=log)

@@ -1,6 +1,6 @@
 """Model families behind the zoos and pools, one interface (an architecture record that builds its encoder, turns
 stored arrays into inputs, records Grams and counts tokens): the tiny ViT (`vit`), CLIP ViTs (`clip`), MiniLM
-(`minilm`); `base` holds what they share, `grams` the Gram recorder."""
+(`minilm`), Hugging Face language models (`lm`); `base` holds what they share, `grams` the Gram recorder."""
 
 from __future__ import annotations
 
@@ -14,6 +14,10 @@ def arch_from_dict(d: dict):
         from .minilm import TextArchitecture
 
         return TextArchitecture(**d)
+    if d.get("kind") == "hf_lm":
+        from .lm import LMArchitecture
+
+        return LMArchitecture(**d)
     if d.get("kind") == "clip_vit":
         return ClipArchitecture(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
     return Architecture(**d)

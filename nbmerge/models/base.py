@@ -4,6 +4,7 @@ under checkpoint names, normalised features, and the frozen cosine-prototype hea
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 import torch
 import torch.nn.functional as F
@@ -47,8 +48,10 @@ def load_encoder_weights(encoder: torch.nn.Module, state_dict: dict[str, torch.T
 
 
 def features(encoder: torch.nn.Module, inputs: torch.Tensor) -> torch.Tensor:
-    """L2-normalised image embeddings, as CLIP's zero-shot classification uses them."""
-    return F.normalize(encoder(inputs), dim=-1)
+    """L2-normalised image embeddings, as CLIP's zero-shot classification uses them; a language model's encoder
+    (``raw_features``) gives its hidden state or logits as they are."""
+    out = encoder(inputs)
+    return out if getattr(encoder, "raw_features", False) else F.normalize(out, dim=-1)
 
 
 @dataclass
@@ -64,6 +67,64 @@ class Head:
     def state_dict(self) -> dict[str, torch.Tensor]:
         return {"weight": self.weight.contiguous(), "logit_scale": torch.tensor(self.logit_scale)}
 
+    def to(self, device) -> "Head":
+        return Head(self.weight.to(device), self.logit_scale)
+
     @classmethod
     def from_state_dict(cls, state: dict[str, torch.Tensor]) -> "Head":
         return cls(state["weight"].float(), float(state["logit_scale"]))
+
+
+@dataclass
+class ClassifierHead:
+    """A language-model classifier's own head, kept per task: linear layers with tanh between them (RoBERTa's
+    dense → tanh → out_proj; GPT-2's and Llama's single ``score``), on the backbone's un-normalised features."""
+
+    weights: list[torch.Tensor]
+    biases: list[Optional[torch.Tensor]]
+
+    def logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        out = hidden
+        for i, (weight, bias) in enumerate(zip(self.weights, self.biases)):
+            out = F.linear(out if i == 0 else torch.tanh(out), weight, bias)
+        return out
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        out = {}
+        for i, (weight, bias) in enumerate(zip(self.weights, self.biases)):
+            out[f"layers.{i}.weight"] = weight.contiguous()
+            if bias is not None:
+                out[f"layers.{i}.bias"] = bias.contiguous()
+        return out
+
+    def to(self, device) -> "ClassifierHead":
+        return ClassifierHead([w.to(device) for w in self.weights],
+                              [None if b is None else b.to(device) for b in self.biases])
+
+    @classmethod
+    def from_state_dict(cls, state: dict[str, torch.Tensor]) -> "ClassifierHead":
+        count = len([k for k in state if k.endswith(".weight")])
+        return cls([state[f"layers.{i}.weight"].float() for i in range(count)],
+                   [state[f"layers.{i}.bias"].float() if f"layers.{i}.bias" in state else None for i in range(count)])
+
+
+class IdentityHead:
+    """A causal LM's task head: its features already are the vocabulary logits."""
+
+    def logits(self, logits: torch.Tensor) -> torch.Tensor:
+        return logits
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        return {"identity": torch.ones(1)}
+
+    def to(self, device) -> "IdentityHead":
+        return self
+
+
+def load_head(state: dict[str, torch.Tensor]):
+    """The head a ``heads/<task>.safetensors`` holds: cosine prototypes, a classifier's layers, or the identity."""
+    if "identity" in state:
+        return IdentityHead()
+    if "layers.0.weight" in state:
+        return ClassifierHead.from_state_dict(state)
+    return Head.from_state_dict(state)

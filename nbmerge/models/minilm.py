@@ -150,9 +150,10 @@ class LinearGramRecorder:
     ``nn.Linear`` of ``encoder``, keyed by the weight's state-dict name. Hooks on all ``nn.Linear`` modules, so
     BERT's separate query/key/value matrices each get their own (identical) Gram."""
 
-    def __init__(self, encoder: torch.nn.Module, prefix: str = ""):
+    def __init__(self, encoder: torch.nn.Module, prefix: str = "", skip: tuple[str, ...] = ()):
         self.encoder = encoder
         self.prefix = prefix
+        self.skip = skip  # module names not recorded
         self.grams: dict[str, torch.Tensor] = {}
         self.tokens = 0
         self._mask = None
@@ -174,7 +175,7 @@ class LinearGramRecorder:
 
         self._handles.append(self.encoder.register_forward_pre_hook(outer))
         for name, module in self.encoder.named_modules():
-            if isinstance(module, torch.nn.Linear):
+            if isinstance(module, torch.nn.Linear) and name not in self.skip:
                 key = f"{self.prefix}{name}.weight"
                 self._handles.append(module.register_forward_pre_hook(
                     lambda module, args, key=key: self._add(key, args[0])))

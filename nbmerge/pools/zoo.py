@@ -59,7 +59,7 @@ from ..io import (
 )
 from ..metrics import normalized_mean
 from ..models import arch_from_dict
-from ..models.base import Head, encoder_state_dict
+from ..models.base import Head, encoder_state_dict, load_head
 from ..models.minilm import TextArchitecture
 from ..models.vit import Architecture
 from ..progress import progress_bar
@@ -292,7 +292,7 @@ def _pool(recipe: Recipe) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _load_heads(root: Path, tasks: list[str]) -> dict[str, Head]:
-    return {t: Head.from_state_dict(load_state_dict(root / "heads" / f"{t}.safetensors")) for t in tasks}
+    return {t: load_head(load_state_dict(root / "heads" / f"{t}.safetensors")) for t in tasks}
 
 
 def _eval_splits(arrays: dict, tasks: list[str]) -> dict:
@@ -308,9 +308,37 @@ def _encoder_from(state: dict[str, torch.Tensor], arch: Architecture) -> torch.n
     return encoder.eval()
 
 
+#: the names of pools imported from real checkpoints: CLIP ViTs, GLUE sequence classifiers, causal LMs
+POOL_PREFIXES = ("clip-", "glue-", "lm-")
+
+
 def is_pool(suite: str) -> bool:
-    """``clip-<model>-<n>``: a pool imported from real checkpoints (``nbmerge pool import``), not built here."""
-    return suite.startswith("clip-")
+    """``clip-<model>-<n>``, ``glue-<model>-<n>``, ``lm-<model>-<n>``: a pool imported from real checkpoints
+    (``nbmerge pool import``), not built here."""
+    return suite.startswith(POOL_PREFIXES)
+
+
+def import_pool(suite: str, checkpoints, data_root, **options) -> Path:
+    """Import a pool of either family (``pools.clip`` or ``pools.lm``, by its name)."""
+    if suite.startswith("clip-"):
+        from .clip import import_clip_pool
+
+        return import_clip_pool(suite, checkpoints, data_root, **options)
+    from .lm import import_lm_pool
+
+    return import_lm_pool(suite, checkpoints, data_root, **options)
+
+
+def pool_tasks(suite: str) -> list[str]:
+    """The tasks a pool's name implies before it is imported (an error when the name cannot be one)."""
+    if suite.startswith("clip-"):
+        from .clip import suite_tasks
+
+        return suite_tasks(suite)[1]
+    from .lm import parse_name
+
+    parse_name(suite)
+    return []
 
 
 def suite_dir(suite: str, cache=None) -> Path:
@@ -623,7 +651,7 @@ def load_zoo(suite: str, cache=None) -> Zoo:
                                "`checkpoints` and `data_root` parameters")
         if suite not in suites():
             raise NbmergeError(f"unknown suite {suite!r}: the embedded suites are {', '.join(suites())}, and "
-                               "imported CLIP pools are named clip-<model>-<n>")
+                               "imported pools are named clip-<model>-<n>, glue-<model>-<n> or lm-<model>-<n>")
         raise NbmergeError(f"suite {suite!r} is not built (no {manifest_path}): run `nbmerge zoo build {suite}`")
     remedy = _remedy(suite)
     manifest = read_manifest(manifest_path, remedy)

@@ -139,7 +139,10 @@ def _cache(ctx: Context) -> Path:
 
 def _imported_pools(ctx: Context) -> list[str]:
     pools = _cache(ctx) / "pools"
-    return sorted(p.parent.name for p in pools.glob("clip-*/manifest.json")) if pools.is_dir() else []
+    from ..pools.zoo import is_pool
+
+    return sorted(p.parent.name for p in pools.glob("*/manifest.json") if is_pool(p.parent.name)) \
+        if pools.is_dir() else []
 
 
 def _pool_problem(suite: str, ctx: Context) -> Optional[str]:
@@ -151,10 +154,10 @@ def _pool_problem(suite: str, ctx: Context) -> Optional[str]:
         return None
     if ctx.params.get("checkpoints") and ctx.params.get("data_root"):
         from ..errors import NbmergeError
-        from ..pools.clip import suite_tasks
+        from ..pools.zoo import pool_tasks
 
         try:
-            suite_tasks(suite)
+            pool_tasks(suite)
         except NbmergeError as err:
             return f"cannot import pool {suite!r}: {err}"
         return None
@@ -180,7 +183,7 @@ def suite_name(value, ctx: Context) -> Optional[str]:
     imported = _imported_pools(ctx)
     return (f"unknown suite {value!r}; allowed: {_listing(known)}"
             + (f", or an imported pool: {_listing(imported)}" if imported else "")
-            + " (or a clip-<model>-<n> pool given checkpoints and data_root)")
+            + " (or a clip-/glue-/lm-<model>-<n> pool given checkpoints and data_root)")
 
 
 def _suite_tasks(suite: Any, ctx: Context) -> Optional[list[str]]:

@@ -1,0 +1,77 @@
+"""Evaluating a merged causal language model saved as a Hugging Face folder (``nbmerge merge --out DIR/``).
+
+``perplexity`` is built in: the model's perplexity on a local text file, over windows of ``max_length`` tokens
+that overlap by ``max_length - stride`` (each token scored once, with up to ``max_length - stride`` tokens of
+context before it), as the transformers documentation computes it. ``harness`` hands the folder to
+lm-evaluation-harness (``pip install 'nbmerge[lm-eval]'``), whose tasks must be available offline.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Sequence, Union
+
+import torch
+
+from .errors import NbmergeError
+
+PathLike = Union[str, os.PathLike]
+
+
+def _load(model: PathLike, device: str):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    folder = Path(model)
+    if not (folder / "config.json").is_file():
+        raise NbmergeError(f"{folder} is not a Hugging Face model folder (no config.json): merge with --out DIR/")
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    except (OSError, ValueError) as exc:
+        raise NbmergeError(f"no tokenizer in {folder} ({str(exc).splitlines()[0]})") from None
+    lm = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, dtype=torch.float32).to(device).eval()
+    return lm, tokenizer
+
+
+@torch.inference_mode()
+def perplexity(model: PathLike, text: PathLike, max_length: int = 512, stride: int = 256,
+               device: str = "cpu") -> dict:
+    """``{"perplexity", "nll", "tokens", "windows"}`` of ``model`` on the text file ``text``."""
+    if not 0 < stride <= max_length:
+        raise NbmergeError(f"stride must be in 1..max_length ({max_length}), got {stride}")
+    path = Path(text)
+    if not path.is_file():
+        raise NbmergeError(f"text file {path} does not exist")
+    lm, tokenizer = _load(model, device)
+    ids = torch.tensor(tokenizer(path.read_text(encoding="utf-8"), add_special_tokens=False)["input_ids"])
+    if len(ids) < 2:
+        raise NbmergeError(f"{path}: fewer than two tokens")
+    total, counted, windows, previous_end = 0.0, 0, 0, 0
+    for begin in range(0, len(ids) - 1, stride):
+        end = min(begin + max_length, len(ids))
+        window = ids[begin:end].to(device)[None]
+        logits = lm(input_ids=window).logits[0, :-1].float()
+        targets = window[0, 1:]
+        new = end - max(previous_end, begin + 1)  # the tokens no earlier window scored
+        losses = torch.nn.functional.cross_entropy(logits, targets, reduction="none")[-new:]
+        total, counted, windows, previous_end = total + float(losses.sum()), counted + new, windows + 1, end
+        if end == len(ids):
+            break
+    nll = total / counted
+    return {"perplexity": math.exp(nll), "nll": nll, "tokens": counted, "windows": windows}
+
+
+def harness(model: PathLike, tasks: Sequence[str], device: str = "cpu", batch_size: int = 8,
+            limit: int | None = None) -> dict:
+    """lm-evaluation-harness's ``simple_evaluate`` on the folder (its results dict)."""
+    try:
+        import lm_eval
+    except ModuleNotFoundError:
+        raise NbmergeError("lm-evaluation-harness is not installed: pip install 'nbmerge[lm-eval]' (its tasks' "
+                           "datasets must be in the local Hugging Face cache: nothing is downloaded)") from None
+    folder = Path(model)
+    if not (folder / "config.json").is_file():
+        raise NbmergeError(f"{folder} is not a Hugging Face model folder (no config.json): merge with --out DIR/")
+    return lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={folder},dtype=float32",
+                                   tasks=list(tasks), device=device, batch_size=batch_size, limit=limit)
