@@ -105,49 +105,36 @@ def backbone_sources(base: PathLike, experts: Sequence[PathLike]) -> tuple[_Rena
     return _Renamed(base_source, names, str(base)), sources, prefix
 
 
-def merge_classifiers(method: str, base: PathLike, experts: Sequence[PathLike], out: PathLike,
-                      params: Optional[Mapping[str, Any]] = None, **options) -> list[Path]:
-    """Merge the backbones and write one classifier folder per expert under ``out`` (module doc); ``options`` as
-    :func:`nbmerge.merging.merge_to_folder` (grams, fishers, walk, weights, out_dtype, progress,
-    max_shard_bytes). Returns the per-task folders."""
-    from .hf import CARD, COPIED, _publish, _umask, check_output_folder, model_card
-    from .merging import _merged, get_method
+def write_classifier_folders(items, record: dict, base: PathLike, experts: Sequence[PathLike], prefix: str,
+                             out: PathLike, max_shard_bytes: Optional[int] = None) -> list[Path]:
+    """Write the merged backbone ``items`` (``(key, tensor)`` pairs) as one classifier folder per expert under
+    ``out`` (module doc), atomically; ``record`` goes to the model card. Returns the per-task folders."""
+    from .hf import CARD, COPIED, _publish, _umask, model_card
 
     folder = Path(out)
-    check_output_folder(folder, [base, *experts])
-    base_view, expert_views, prefix = backbone_sources(base, experts)
-    max_shard = options.pop("max_shard_bytes", None)
+    names = [Path(e).name for e in experts]
+    if len(set(names)) != len(names):
+        raise CheckpointError(f"experts share a folder name ({names}): each becomes {folder}/<name>/")
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent))
     try:
-        items, record = _merged(method, base_view, expert_views, params, options.get("grams"),
-                                options.get("fishers"), options.get("walk"), options.get("weights"),
-                                options.get("out_dtype"), options.get("progress"))
         merged_file = tmp / ".backbone.safetensors"
         write_tensors(items, merged_file)
         merged = SafetensorsSource(merged_file)
-        defaults = {p.name: p.default for p in get_method(method).params.values()}
-        record["params"] = {**defaults, **record["params"]}
-        record["per_task_heads"] = True
-        names = [Path(e).name for e in experts]
-        if len(set(names)) != len(names):
-            raise CheckpointError(f"experts share a folder name ({names}): each becomes DIR/<name>/")
-        written = []
         for expert, name in zip(experts, names):
             source = SafetensorsSource(expert)
             heads = [k for k in source.keys() if not k.startswith(prefix)]
             tensors = [(k, merged.get(k)) for k in merged.keys()] + [(k, source.get(k)) for k in heads]
             target = tmp / name
-            write_tensors(iter(tensors), target / "model.safetensors", max_shard_bytes=max_shard)
+            write_tensors(iter(tensors), target / "model.safetensors", max_shard_bytes=max_shard_bytes)
             for file in COPIED:  # the expert's config (its labels); the tokenizer from the expert, else the base
                 for origin in (Path(expert), Path(base)):
                     if (origin / file).is_file():
                         shutil.copyfile(origin / file, target / file)
                         break
-            written.append(folder / name)
         del merged
         merged_file.unlink()
-        card = model_card(record, str(base), [str(e) for e in experts], folder.name)
+        card = model_card(dict(record, per_task_heads=True), str(base), [str(e) for e in experts], folder.name)
         card += ("\nOnly the backbone is merged; each task keeps its own head. Load a task's model from its folder: "
                  + ", ".join(f"`{n}/`" for n in names) + ".\n")
         (tmp / CARD).write_text(card, encoding="utf-8")
@@ -156,4 +143,4 @@ def merge_classifiers(method: str, base: PathLike, experts: Sequence[PathLike], 
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return written
+    return [folder / name for name in names]

@@ -164,7 +164,7 @@ def cmd_zoo(args) -> int:
 
 def cmd_pool(args) -> int:
     from .device import resolve_device
-    from .pools.zoo import import_pool
+    from .pools.imports import import_pool
 
     device = resolve_device(args.device)
     start = time.perf_counter()

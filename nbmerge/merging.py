@@ -65,11 +65,15 @@ def merge_to_folder(method: str, base: Source, experts: Sequence[Source], out: s
     arguments as :func:`merge_to_file`. Sequence-classifier experts with per-task heads (GLUE) merge their backbone
     and give one folder per task under ``out`` (:mod:`nbmerge.classifiers`).
     """
-    from .classifiers import is_classifier_merge, merge_classifiers
+    from .classifiers import backbone_sources, is_classifier_merge, write_classifier_folders
 
     if is_classifier_merge(base, experts):  # GLUE-style experts: the backbone merged, one folder per task's head
-        merge_classifiers(method, base, experts, out, params, grams=grams, fishers=fishers, walk=walk,
-                          max_shard_bytes=max_shard_bytes, weights=weights, out_dtype=out_dtype, progress=progress)
+        check_output_folder(out, _inputs(base, experts, grams, fishers))
+        base_view, expert_views, prefix = backbone_sources(base, experts)
+        items, record = _merged(method, base_view, expert_views, params, grams, fishers, walk, weights, out_dtype,
+                                progress)
+        record["params"] = {**{p.name: p.default for p in get_method(method).params.values()}, **record["params"]}
+        write_classifier_folders(items, record, base, experts, prefix, out, max_shard_bytes)
         return Path(out)
     if base_folder(base) is None or not (base_folder(base) / "config.json").is_file():
         warnings.warn(f"the base {base if isinstance(base, (str, os.PathLike)) else '(in memory)'} is not a Hugging "

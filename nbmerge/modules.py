@@ -13,8 +13,9 @@ MODULE_TYPES = ("attn_in", "attn_out", "mlp_in", "mlp_out")
 
 # The four functional groups of the paper's tying, for open_clip, HF CLIP/ViT, Llama-style and BERT-style names. Only
 # weights stored (d_out, d_in) as nn.Linear does. GPT-2's Conv1D stores (d_in, d_out): the language-model pools
-# store its c_attn/c_proj/c_fc weights transposed (nbmerge.models.lm), which is the layout these groups assume; a
-# raw GPT-2 folder merged by a Gram-based method is not (docs/methods.md). Order matters: attention-out before MLP-out.
+# store its c_attn/c_proj/c_fc weights transposed (nbmerge.models.lm), the layout these groups assume; in a raw
+# GPT-2 folder data-free BMM regresses them over their output side, and data Grams do not fit (refused by shape).
+# Order matters: attention-out before MLP-out.
 _MODULE_PATTERNS = (
     ("attn_in", re.compile(r"(attn\.in_proj_weight|\.[qkv]_proj\.weight|attention\.self\.(query|key|value)\.weight"
                            r"|attn\.qkv\.weight|attn\.c_attn\.weight)$")),

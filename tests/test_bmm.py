@@ -181,10 +181,12 @@ def test_module_groups_hf_and_llm_names():
     assert module_groups(keys, by_depth=2)["vision_model.encoder.layers.1.mlp.fc2.weight"] == "mlp_out:1"
     llama = {"model.layers.0.self_attn.o_proj.weight": "attn_out", "model.layers.0.mlp.gate_proj.weight": "mlp_in",
              "model.layers.0.mlp.down_proj.weight": "mlp_out", "bert.encoder.layer.0.attention.output.dense.weight":
-             "attn_out", "bert.encoder.layer.0.output.dense.weight": "mlp_out"}
+             "attn_out", "bert.encoder.layer.0.output.dense.weight": "mlp_out",
+             # GPT-2, as the language-model pools store it: (out, in), like every nn.Linear
+             "transformer.h.0.attn.c_attn.weight": "attn_in", "transformer.h.0.attn.c_proj.weight": "attn_out",
+             "transformer.h.0.mlp.c_fc.weight": "mlp_in", "transformer.h.0.mlp.c_proj.weight": "mlp_out"}
     assert {k: module_type(k) for k in llama} == llama
-    for other in ("lm_head.weight", "visual.proj", "model.layers.0.mlp.down_proj.bias",
-                  "transformer.h.0.attn.c_attn.weight"):
+    for other in ("lm_head.weight", "visual.proj", "model.layers.0.mlp.down_proj.bias", "transformer.wte.weight"):
         assert module_type(other) is None
 
 

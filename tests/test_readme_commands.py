@@ -331,7 +331,7 @@ PLAN: dict[str, Plan] = {
     "nbmerge pool import glue-gpt2-7 --checkpoints /data/gpt2-glue --data-root /data/glue --device cuda": Plan("parse", "needs GPT-2 GLUE experts and GLUE files the user brings "
                                                  "(tests/test_lm_pools.py imports tiny ones)"),
     "nbmerge pool import lm-llama-3 --checkpoints /data/llama-experts --data-root /data/texts --max-length 256": Plan("parse", "needs causal-LM experts the user brings"),
-    "nbmerge report --only 20_bmm_benchmark -p suite glue-gpt2-7 -p suites '[\"glue-gpt2-7\"]'": Plan("dry-run", "needs the imported pool (tests/test_lm_notebooks.py runs "
+    "nbmerge report --only 20_bmm_benchmark -p suite glue-gpt2-7 -p suites '[\"glue-gpt2-7\"]'": Plan("parse", "needs the imported pool (tests/test_lm_notebooks.py runs "
                                                       "every notebook on tiny LM pools)"),
     "nbmerge merge --method ties --base models/gpt2 --experts models/gpt2_cola models/gpt2_sst2 models/gpt2_rte "
     "--out merged/": Plan("parse", "needs GPT-2 GLUE experts the user brings (tests/test_lm_pools.py merges tiny "

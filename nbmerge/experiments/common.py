@@ -102,6 +102,6 @@ def prepare_suites(suites: Sequence[str], checkpoints: str = "", data_root: str 
             if not (checkpoints and data_root):
                 raise NbmergeError(f"suite {suite!r}: give both checkpoints and data_root (got checkpoints="
                                    f"{checkpoints!r}, data_root={data_root!r})")
-            from ..pools.zoo import import_pool
+            from ..pools.imports import import_pool
 
             import_pool(suite, checkpoints, data_root, device=device, cache=cache or None, log=log)

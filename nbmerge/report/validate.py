@@ -154,7 +154,7 @@ def _pool_problem(suite: str, ctx: Context) -> Optional[str]:
         return None
     if ctx.params.get("checkpoints") and ctx.params.get("data_root"):
         from ..errors import NbmergeError
-        from ..pools.zoo import pool_tasks
+        from ..pools.imports import pool_tasks
 
         try:
             pool_tasks(suite)
