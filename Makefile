@@ -70,9 +70,9 @@ peer-fusionbench: $(STAMP)
 
 # Speed and memory against mergekit 0.1.5 (LGPL: run from its own venv under ~/.cache/nbmerge/peers, 1.6 GB, never
 # a dependency): task arithmetic, TIES and DARE-TIES on a random 1.1 B-parameter bf16 Llama through both command
-# lines (~9 GB of scratch checkpoints under /tmp, removed afterwards; ~30 minutes on 2 cores). One thread per tool by
+# lines (~9 GB of scratch checkpoints under /tmp, removed afterwards; ~35 minutes on 2 cores). One thread per tool by
 # default, as reports/mergekit.md was measured on a shared 2-core machine; MERGEKIT_ARGS= uses every core.
-MERGEKIT_ARGS ?= --threads 1 --budget-min 25
+MERGEKIT_ARGS ?= --threads 1 --budget-min 35
 peer-mergekit: $(STAMP)
 	$(PY) -m bench.mergekit --out reports/mergekit $(MERGEKIT_ARGS)
 

@@ -412,7 +412,7 @@ def measure(command: Sequence[str], env: Optional[Mapping[str, str]] = None, cwd
             "peak_rss_sampled": sampler.peaks["VmRSS"], "peak_anon_sampled": sampler.peaks["RssAnon"],
             "peak_file_sampled": sampler.peaks["RssFile"], "user_s": round(usage["user_s"], 2),
             "sys_s": round(usage["sys_s"], 2), "rchar": sampler.io_total("rchar"),
-            "wchar": sampler.io_total("wchar"), "output_tail": output[-600:]}
+            "wchar": sampler.io_total("wchar")}
 
 
 def memory_copy_bandwidth(nbytes: int, repeats: int = 5) -> dict:
@@ -583,9 +583,9 @@ def run_benchmark(out: str | os.PathLike, *, quick: bool = False, methods: Seque
                   with_mergekit: bool = True, command: str = "") -> dict:
     """Write the checkpoints, time every (method, tool), compare the outputs, write ``<out>.json``/``.md``.
 
-    Repetition r runs every method once on each side (tools alternating first); repetitions after the first start a
-    method only while the benchmark has run less than ``budget_min`` minutes. ``threads``: OMP/MKL threads of both
-    tools (None: their defaults, all cores).
+    Repetition r runs every method once on each side (tools alternating first); after the first, a method is
+    repeated only if that is expected (at its first repetition's pace) to end within ``budget_min`` minutes of the
+    start. ``threads``: OMP/MKL threads of both tools (None: their defaults, all cores).
     """
     cfg = QUICK_LLAMA if quick else LLAMA
     repo = str(Path(__file__).resolve().parents[1])
@@ -613,47 +613,55 @@ def run_benchmark(out: str | os.PathLike, *, quick: bool = False, methods: Seque
         print(f"memory copy: {report['bandwidth']['limit_Bps'] / 1e9:.1f} GB/s (read + written)", flush=True)
 
         envs = {"nbmerge": _child_env(repo, threads)}
-        report["startup"] = {"nbmerge": startup([sys.executable, "-c", "import nbmerge.cli, nbmerge.merging"],
-                                                envs["nbmerge"], startup_repeats)}
+        report["startup"] = {}
+        if startup_repeats:  # (0: not measured, for the tests)
+            report["startup"]["nbmerge"] = startup([sys.executable, "-c", "import nbmerge.cli, nbmerge.merging"],
+                                                   envs["nbmerge"], startup_repeats)
         if with_mergekit:
             venv = ensure_mergekit(Path(peer_dir or default_peer_dir()))
-            report["mergekit"] = {"venv": str(venv), **mergekit_versions(venv)}
+            report["mergekit"] = {"venv": portable(str(venv), root, None), **mergekit_versions(venv)}
             mergekit_yaml = str(venv / "bin" / "mergekit-yaml")
             envs["mergekit"] = _child_env(None, threads)
             envs[MERGEKIT_THP] = dict(envs["mergekit"], THP_MEM_ALLOC_ENABLE="1")
-            report["startup"]["mergekit"] = startup([str(venv / "bin" / "python"), "-c",
-                                                     "import mergekit.merge, mergekit.scripts.run_yaml"],
-                                                    envs["mergekit"], startup_repeats)
+            if startup_repeats:
+                report["startup"]["mergekit"] = startup([str(venv / "bin" / "python"), "-c",
+                                                         "import mergekit.merge, mergekit.scripts.run_yaml"],
+                                                        envs["mergekit"], startup_repeats)
         base, experts = model["base"], model["experts"]
         report["model"]["inputs_bytes"] = read_files([base, *experts])
 
-        rows = {}
+        rows, commands = {}, {}
         for method in methods:
             row = rows[method] = {"method": method, "runs": [], "commands": {}}
             report["methods"].append(row)
-            row["commands"]["nbmerge"] = nbmerge_command(method, base, experts, str(root / f"out-{method}-nbmerge"))
+            todo = commands[method] = {
+                "nbmerge": nbmerge_command(method, base, experts, str(root / f"out-{method}-nbmerge"))}
             if with_mergekit:
                 config_path = root / f"mergekit-{method}.yml"
                 import yaml
 
                 config_path.write_text(yaml.safe_dump(mergekit_config(method, base, experts), sort_keys=False))
-                row["mergekit_yaml"] = config_path.read_text()
-                row["commands"]["mergekit"] = mergekit_command(mergekit_yaml, str(config_path),
-                                                               str(root / f"out-{method}-mergekit"))
+                row["mergekit_yaml"] = portable(config_path.read_text(), root, venv)
+                todo["mergekit"] = mergekit_command(mergekit_yaml, str(config_path),
+                                                    str(root / f"out-{method}-mergekit"))
                 if method in THP_VARIANT_METHODS:
-                    row["commands"][MERGEKIT_THP] = row["commands"]["mergekit"]
+                    todo[MERGEKIT_THP] = todo["mergekit"]
+            row["commands"] = {tool: portable(" ".join(c), root, venv if with_mergekit else None)
+                               for tool, c in todo.items()}
         for rep in range(repeats):
             for method in methods:
                 row = rows[method]
-                if rep and (time.perf_counter() - began) / 60 > budget_min:
+                # a repetition after the first runs only if, at the first one's pace, it ends within the budget
+                expected = sum(r["wall_s"] for r in row["runs"] if r["repeat"] == 0)
+                if rep and (time.perf_counter() - began + expected) / 60 > budget_min:
                     row.setdefault("skipped_repeats", []).append(rep)
                     continue
-                tools = list(row["commands"])
+                tools = list(commands[method])
                 for tool in (tools if rep % 2 == 0 else tools[::-1]):
                     # (the THP variant reruns mergekit's command: same output folder, same bytes)
                     shutil.rmtree(root / f"out-{method}-{'nbmerge' if tool == 'nbmerge' else 'mergekit'}",
                                   ignore_errors=True)
-                    run = measure(row["commands"][tool], envs[tool])
+                    run = measure(commands[method][tool], envs[tool])
                     run.update(tool=tool, repeat=rep, load=load_average())
                     row["runs"].append(run)
                     print(f"{method:>16} {tool:>13} #{rep}: {run['wall_s']:8.2f} s, peak RSS "
@@ -676,6 +684,16 @@ def run_benchmark(out: str | os.PathLike, *, quick: bool = False, methods: Seque
     report = summarise(report)
     write_report(report, out)
     return report
+
+
+def portable(text: str, root: Path, venv: Optional[Path]) -> str:
+    """``text`` with this machine's paths replaced: the scratch folder by $WORK, mergekit's venv by $MERGEKIT_VENV,
+    the home folder by ~, and the folder of this interpreter (where the ``nbmerge`` script is) left out."""
+    text = text.replace(str(root), "$WORK")
+    if venv is not None:
+        text = text.replace(str(venv), "$MERGEKIT_VENV")
+    text = text.replace(str(Path(sys.executable).parent) + os.sep, "")
+    return text.replace(str(Path.home()), "~")
 
 
 def default_peer_dir() -> str:
@@ -843,13 +861,15 @@ def render_markdown(report: dict) -> str:
                              for tool, s in report.get("startup", {}).items())
     lines += [
         "Each merge is one command in a fresh process, and its wall time includes the start-up (Python importing "
-        f"the tool's merge code: {startup_text}). Every repetition runs each method on both sides, alternating "
-        "which goes first. *Peak RSS*: the kernel's high-water mark of the command's process (`ru_maxrss` from "
-        "`wait4`, by a small launcher, so that the benchmark's own memory is not inherited through `fork`); it "
-        "counts mapped file pages as well as allocated memory. *anon*/*file*: the largest sampled (50 ms) totals of "
-        "RssAnon and RssFile over the process tree. *Speed-up*: that row's best (median) wall time over nbmerge's "
-        f"(> 1: nbmerge faster). *{MERGEKIT_THP}*: mergekit again with `THP_MEM_ALLOC_ENABLE=1`, the torch setting "
-        "nbmerge's command line turns on (transparent huge pages for large tensors).",
+        f"the tool's merge code: {startup_text or 'not measured'}). Every repetition runs each method on both "
+        "sides, alternating which goes first. *Peak RSS*: the kernel's high-water mark of the command's process "
+        "(`ru_maxrss` from `wait4`, by a small launcher, so that the benchmark's own memory is not inherited "
+        "through `fork`); it counts mapped file pages as well as allocated memory. *anon*/*file*: the largest "
+        "sampled (50 ms) totals of RssAnon and RssFile over the process tree. *Speed-up*: that row's best "
+        f"(median) wall time over nbmerge's (> 1: nbmerge faster). *{MERGEKIT_THP}*: mergekit again with "
+        "`THP_MEM_ALLOC_ENABLE=1`, the torch setting nbmerge's command line turns on (transparent huge pages for "
+        "large tensors). The commands (below the targets) name the scratch folder $WORK and mergekit's venv "
+        f"$MERGEKIT_VENV (`{mk['venv'] if mk else '~/.cache/nbmerge/peers/mergekit-' + MERGEKIT_VERSION}`).",
         "",
         "| method | tool | runs | best s | median s | speed-up best / median | peak RSS GB | peak / model | "
         "anon GB | file GB | GB/s | of the copy limit |",
@@ -869,7 +889,7 @@ def render_markdown(report: dict) -> str:
     skipped = [f"{row['method']} (repetition {', '.join(str(r + 1) for r in row['skipped_repeats'])})"
                for row in report.get("methods", []) if row.get("skipped_repeats")]
     if skipped:
-        lines += ["", f"Not repeated, to stay within {report.get('budget_min')} minutes: " + "; ".join(skipped) + "."]
+        lines += ["", f"Not repeated, to end within {report.get('budget_min'):g} minutes: " + "; ".join(skipped) + "."]
     agreement = [row for row in report.get("methods", []) if "agreement" in row]
     if agreement:
         lines += [
@@ -911,7 +931,7 @@ def render_markdown(report: dict) -> str:
         commands = row.get("commands", {})
         lines += [f"<details><summary>{row['method']}: commands{' and mergekit YAML' if 'mergekit_yaml' in row else ''}"
                   "</summary>", "", "```"]
-        lines += [" ".join(commands[tool]) for tool in ("nbmerge", "mergekit") if tool in commands]
+        lines += [commands[tool] for tool in ("nbmerge", "mergekit") if tool in commands]
         lines += ["```", ""]
         if "mergekit_yaml" in row:
             lines += ["```yaml", row["mergekit_yaml"].rstrip(), "```", ""]
@@ -953,8 +973,10 @@ def findings(report: dict) -> list[str]:
                "would remove it, at the price of reading the model twice more per task)"
                if method == "ties" else
                "the merged model (one model, which the budget allows: the output is a single shard below 5 GB, "
-               "written when complete) plus the float32 temporaries of the last and largest tensor (`lm_head`: θ₀, "
-               "the T task vectors, their sum, the scaled sum)")
+               "written when complete) plus the float32 temporaries of the last and largest tensor (`lm_head`: θ₀ "
+               "and the T task vectors, then "
+               + ("their sum and the scaled sum)" if method == "task_arithmetic" else
+                  "while DARE drops entries, each task's random draw and its dropped and rescaled copies)"))
         out.append(f"Memory, {method}: nbmerge peaks at {_gb(s['peak_rss'])} GB against a budget of "
                    f"{_gb(budget['budget_bytes'])} GB: {why}.")
     for method, s in rows.items():
@@ -1021,7 +1043,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--repeats", type=int, default=2, help="runs per (method, tool), alternating the order")
     parser.add_argument("--budget-min", type=float, default=30.0,
-                        help="no repetition after the first starts once this many minutes have passed")
+                        help="repeat a method only if that should end within this many minutes of the start")
     parser.add_argument("--threads", type=int, default=None,
                         help="OMP/MKL threads of both tools (default: their own, all cores)")
     parser.add_argument("--workdir", default=None, help="keep (and reuse) the checkpoints here")

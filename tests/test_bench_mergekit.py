@@ -92,6 +92,16 @@ def test_commands_and_yaml_are_the_matched_settings():
     assert command[command.index("--random-seed") + 1] == "0"
 
 
+def test_reported_commands_name_no_local_paths(tmp_path):
+    venv = Path.home() / "peers" / "mergekit-0.1.5"
+    command = " ".join(bm.nbmerge_command("ties", str(tmp_path / "base"), [str(tmp_path / "e0")], str(tmp_path / "o")))
+    text = bm.portable(command, tmp_path, venv)
+    assert text.startswith(("nbmerge merge", "python")) and "$WORK/base" in text and str(tmp_path) not in text
+    mk = " ".join(bm.mergekit_command(str(venv / "bin" / "mergekit-yaml"), str(tmp_path / "c.yml"), "o"))
+    assert bm.portable(mk, tmp_path, venv).startswith("$MERGEKIT_VENV/bin/mergekit-yaml $WORK/c.yml")
+    assert bm.portable(str(Path.home() / "x"), tmp_path, None) == "~/x"
+
+
 def test_child_environment_sets_threads_and_no_stray_settings(monkeypatch):
     monkeypatch.setenv("THP_MEM_ALLOC_ENABLE", "1")
     monkeypatch.setenv("PYTHONPATH", "/elsewhere")
@@ -121,10 +131,10 @@ def made_up_report():
         "startup": {"nbmerge": {"wall_s": 2.0, "peak_rss": 500_000_000},
                     "mergekit": {"wall_s": 6.0, "peak_rss": 400_000_000}},
         "methods": [
-            {"method": "task_arithmetic", "commands": {"nbmerge": ["nbmerge"], "mergekit": ["mergekit-yaml"]},
+            {"method": "task_arithmetic", "commands": {"nbmerge": "nbmerge merge", "mergekit": "mergekit-yaml"},
              "runs": [_run("nbmerge", 10.0, 3e9), _run("mergekit", 30.0), _run("mergekit", 20.0, rep=1),
                       _run("nbmerge", 12.0, 3.4e9, rep=1)]},
-            {"method": "ties", "commands": {"nbmerge": ["nbmerge"]}, "skipped_repeats": [1],
+            {"method": "ties", "commands": {"nbmerge": "nbmerge merge"}, "skipped_repeats": [1],
              "runs": [_run("nbmerge", 100.0, 9e9), _run("mergekit", 80.0, 5e9)]},
         ],
     }
@@ -154,7 +164,7 @@ def test_summary_arithmetic_on_made_up_measurements():
     markdown = bm.render_markdown(report)
     assert "| task_arithmetic | mergekit | 2 | 20.00 | 25.00 | 2.00× / 2.27× |" in markdown
     assert "of the copy limit" in markdown and "5.0%" in markdown
-    assert "Not repeated, to stay within 25 minutes: ties (repetition 2)" in markdown
+    assert "Not repeated, to end within 25 minutes: ties (repetition 2)" in markdown
     assert "OMP_NUM_THREADS=1 for both tools" in markdown
 
 
@@ -180,13 +190,14 @@ def test_quick_run_end_to_end(tmp_path):
     venv = Path(bm.default_peer_dir()) / f"mergekit-{bm.MERGEKIT_VERSION}"
     with_mergekit = (venv / ".nbmerge-installed").exists()
     report = bm.run_benchmark(tmp_path / "report" / "mergekit", quick=True, methods=("ties",), repeats=1,
-                              threads=1, startup_repeats=1, workdir=tmp_path / "work", with_mergekit=with_mergekit)
+                              threads=1, startup_repeats=0, workdir=tmp_path / "work", with_mergekit=with_mergekit)
     row = report["methods"][0]
     assert row["summary"]["nbmerge"]["runs"] == 1
     assert row["summary"]["nbmerge"]["peak_rss"] > 0
     assert not list((tmp_path / "work").glob("out-*"))  # outputs removed, checkpoints kept (--workdir)
     assert (tmp_path / "work" / "base" / "model.safetensors.index.json").exists()
-    assert (tmp_path / "report" / "mergekit.md").exists()
+    markdown = (tmp_path / "report" / "mergekit.md").read_text()
+    assert str(tmp_path) not in markdown and str(tmp_path) not in (tmp_path / "report" / "mergekit.json").read_text()
     if with_mergekit:
         agreement = row["agreement"]
         assert agreement["per_tensor_trim_differ_elsewhere"] == 0  # only threshold ties separate the two
