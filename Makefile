@@ -14,7 +14,7 @@ DEBIAN_PACKAGES := dataset-fashion-mnist fonts-noto-core fonts-noto-cjk fonts-de
 	fortunes fortunes-min fortunes-debian-hints fortunes-de fortunes-it fortunes-es fortunes-ru fortunes-pl fortunes-cs fortunes-eo fortunes-bg \
 	fortunes-br fortunes-mario fortunes-bofh-excuses fortune-anarchism wordnet-base
 
-.PHONY: setup system-deps test report notebooks zoo zoo-targets peers peer-fusionbench peer-ace smoke lab clean
+.PHONY: setup system-deps test report notebooks zoo zoo-targets peers peer-fusionbench peer-ace peer-mergekit smoke lab clean
 
 system-deps:
 	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -67,6 +67,14 @@ peers: peer-fusionbench
 
 peer-fusionbench: $(STAMP)
 	$(PY) -m bench.peers.fusionbench --out reports
+
+# Speed and memory against mergekit 0.1.5 (LGPL: run from its own venv under ~/.cache/nbmerge/peers, 1.6 GB, never
+# a dependency): task arithmetic, TIES and DARE-TIES on a random 1.1 B-parameter bf16 Llama through both command
+# lines (~9 GB of scratch checkpoints under /tmp, removed afterwards; ~35 minutes on 2 cores). One thread per tool by
+# default, as reports/mergekit.md was measured on a shared 2-core machine; MERGEKIT_ARGS= uses every core.
+MERGEKIT_ARGS ?= --threads 1 --budget-min 35
+peer-mergekit: $(STAMP)
+	$(PY) -m bench.mergekit --out reports/mergekit $(MERGEKIT_ARGS)
 
 # The official ACE-Merging code has no licence: nbmerge never ships or fetches it. Point ACE_REPO at your own
 # checkout of github.com/unravel-xu/ACE-Merging (outside this repository) to rerun reports/peer_ace.md.

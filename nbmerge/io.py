@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, is_dataclass
@@ -21,6 +22,7 @@ from typing import Any, Optional, Protocol, Union
 import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save as st_save
+from safetensors.torch import save_file as st_save_file
 
 from .errors import CheckpointError, NbmergeError
 
@@ -77,10 +79,13 @@ class SafetensorsSource:
         self.files = tuple(files)
         self._handles = {}
         self._where: dict[str, str] = {}
+        #: key → (absolute byte offset of its data in its file, byte length), from the header safe_open checked
+        self._spans: dict[str, tuple[int, int]] = {}
         for file in files:
             try:
                 handle = safe_open(str(file), framework="pt", device="cpu")
-            except (SafetensorError, OSError, ValueError) as exc:
+                self._spans.update(_data_spans(file))
+            except (SafetensorError, OSError, ValueError, KeyError, TypeError) as exc:
                 raise CheckpointError(f"{file}: not a readable safetensors file ({exc}); "
                                       "it may be corrupt or truncated") from exc
             self._handles[str(file)] = handle
@@ -119,11 +124,44 @@ class SafetensorsSource:
         return _ST_DTYPES[code]
 
     def get(self, key: str) -> torch.Tensor:
+        """A new tensor with ``key``'s values. Read with ``pread`` into memory of its own rather than copied out of
+        safetensors' memory map: the pages of a map stay counted in the process's resident set until the handle
+        closes (after a merge's pass over the model: every input), and a read leaves them to the page cache."""
+        file = self._where[key]
         try:
-            return self._handles[self._where[key]].get_tensor(key)
+            code = self._slice(key).get_dtype()
+            if code not in _ST_DTYPES or sys.byteorder != "little":
+                return self._handles[file].get_tensor(key)
+            start, nbytes = self._spans[key]
+            return _read_span(file, start, nbytes).view(_ST_DTYPES[code]).reshape(self.shape(key))
         except (SafetensorError, OSError, RuntimeError) as exc:
-            raise CheckpointError(f"{self._where[key]}: cannot read tensor {key!r} ({exc}); "
-                                  "the file may be truncated") from exc
+            raise CheckpointError(f"{file}: cannot read tensor {key!r} ({exc}); the file may be truncated") from exc
+
+
+def _data_spans(file: Path) -> dict[str, tuple[int, int]]:
+    """Key → (absolute offset, length) of each tensor's bytes: an 8-byte little-endian header length, the JSON
+    header (``data_offsets`` relative to the end of the header), then the data."""
+    with open(file, "rb") as handle:
+        size = int.from_bytes(handle.read(8), "little")
+        header = json.loads(handle.read(size))
+    return {key: (8 + size + info["data_offsets"][0], info["data_offsets"][1] - info["data_offsets"][0])
+            for key, info in header.items() if key != "__metadata__"}
+
+
+def _read_span(file: str, start: int, nbytes: int) -> torch.Tensor:
+    """``nbytes`` bytes of ``file`` from ``start``, read into a new uint8 tensor."""
+    out = torch.empty(nbytes, dtype=torch.uint8)
+    if nbytes:
+        view = memoryview(out.numpy())
+        with open(file, "rb", buffering=0) as handle:
+            handle.seek(start)
+            done = 0
+            while done < nbytes:
+                got = handle.readinto(view[done:])
+                if not got:
+                    raise OSError(f"end of file after {done} of {nbytes} bytes")
+                done += got
+    return out
 
 
 def _index_of(path: Path) -> Path | None:
@@ -290,8 +328,19 @@ class ShardedWriter:
         self._pending_bytes += size
 
     def _flush(self) -> None:
-        data = st_save(self._pending, metadata=self.metadata)
-        tmp = _write_temp(self.path.parent, f".{self.path.name}.shard{len(self._shards)}.", data)
+        # save_file writes the tensors' memory straight to the file: no serialised copy of the shard in memory.
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.shard{len(self._shards)}.", suffix=".tmp",
+                                   dir=self.path.parent)
+        try:
+            os.close(fd)
+            st_save_file(self._pending, tmp, metadata=self.metadata)
+            with open(tmp, "rb+") as handle:
+                os.fsync(handle.fileno())
+            os.chmod(tmp, 0o666 & ~_umask())
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
         self._shards.append((Path(tmp), list(self._pending)))
         self._pending, self._pending_bytes = {}, 0
 

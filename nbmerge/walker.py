@@ -220,23 +220,34 @@ class ModelView:
         return torch.float32
 
     def _load(self, source: TensorSource, key: str, dtype: torch.dtype) -> torch.Tensor:
-        tensor = source.get(key).to(device=self.device, dtype=dtype)
-        if self.walk.check_finite and not torch.isfinite(tensor).all():
+        return self._load_owned(source, key, dtype)[0]
+
+    def _load_owned(self, source: TensorSource, key: str, dtype: torch.dtype) -> tuple[torch.Tensor, bool]:
+        """The tensor in ``dtype`` on the compute device, and whether it is a new tensor (a conversion or a copy
+        made here) that the caller may overwrite, rather than the source's own (an in-memory state dict's)."""
+        raw = source.get(key)
+        tensor = raw.to(device=self.device, dtype=dtype)
+        if self.walk.check_finite and not all_finite(tensor):
             raise NumericalError(f"{source.name}: tensor {key!r} contains NaN or Inf")
-        return tensor
+        return tensor, tensor is not raw
 
     def base_tensor(self, key: str) -> torch.Tensor:
         return self._load(self.base, key, self.compute_dtype(key))
 
+    def _delta(self, expert: TensorSource, key: str, base: torch.Tensor) -> torch.Tensor:
+        tensor, owned = self._load_owned(expert, key, base.dtype)
+        # In place where the tensor is ours: one model-sized allocation less per expert (the same values).
+        return tensor.sub_(base) if owned and tensor.shape == base.shape else tensor - base
+
     def deltas(self, key: str, base: Optional[torch.Tensor] = None) -> list[torch.Tensor]:
         """Task vectors τ_t = θ_t − θ₀ of one tensor, in the compute dtype on the compute device."""
         base = self.base_tensor(key) if base is None else base
-        deltas = [self._load(e, key, base.dtype) - base for e in self.experts]
+        deltas = [self._delta(e, key, base) for e in self.experts]
         return self.transform(deltas, key=key) if self.transform else deltas
 
     def task_delta(self, key: str, t: int) -> torch.Tensor:
         base = self.base_tensor(key)
-        delta = self._load(self.experts[t], key, base.dtype) - base
+        delta = self._delta(self.experts[t], key, base)
         return self.transform([delta], key=key, tasks=[t])[0] if self.transform else delta
 
     def stat(self, name: str, key: str) -> Optional[list[torch.Tensor]]:
@@ -252,6 +263,17 @@ class ModelView:
 
     def float_keys(self) -> list[str]:
         return [k for k in self.keys if self.is_float(k)]
+
+
+def all_finite(tensor: torch.Tensor) -> bool:
+    """Whether every entry is finite. A NaN or an infinity makes the sum NaN or infinite, so a finite sum (one
+    pass, nothing allocated) settles it; only a non-finite sum (a bad entry, or finite entries whose sum
+    overflows) falls back to the element-wise check."""
+    if not tensor.is_floating_point() and not tensor.is_complex():
+        return True
+    if bool(torch.isfinite(tensor.sum())):
+        return True
+    return bool(torch.isfinite(tensor).all())
 
 
 def _compile(patterns: Sequence[str], option: str) -> list[re.Pattern]:
@@ -481,11 +503,17 @@ def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable,
         else:
             merged_parts = [_call(fallback, deltas_per_key[0], fallback_accepts, extras, unit_params)]
         for k, base_t, tau in zip(unit.keys, base_tensors, merged_parts):
-            if not torch.isfinite(tau).all():
+            if not all_finite(tau):
                 raise NumericalError(f"merged task vector for {k!r} is not finite "
                                      "(an ill-conditioned solve? try a larger regulariser)")
-            out = (base_t + unit_scale * tau).to(view.base.dtype(k))
-            if walk.check_finite and not torch.isfinite(out).all():
+            scaled = unit_scale * tau  # a new tensor: θ₀ is added in place (the same sum, one allocation less)
+            if scaled.dtype == base_t.dtype and scaled.shape == base_t.shape and scaled.device == base_t.device:
+                merged = scaled.add_(base_t)
+            else:
+                merged = base_t + scaled
+            out = merged.to(view.base.dtype(k))
+            del scaled, merged
+            if walk.check_finite and not all_finite(out):
                 bad = int((~torch.isfinite(out)).sum())
                 raise NumericalError(f"merged tensor {k!r} is not finite in {_dtype_name(out.dtype)} ({bad} of "
                                      f"{out.numel()} values overflow at scale {unit_scale:g}); nothing was written")

@@ -353,3 +353,17 @@ def test_an_unknown_suite_is_named_as_such(capsys, tmp_path):
     assert main(["zoo", "info", "tiny9", "--cache", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "unknown suite 'tiny9'" in err and "tiny8" in err and "zoo build tiny9" not in err
+
+
+def test_merge_asks_torch_for_huge_pages_only_before_torch_is_imported(monkeypatch):
+    from nbmerge.cli import _huge_pages
+
+    monkeypatch.delenv("THP_MEM_ALLOC_ENABLE", raising=False)
+    _huge_pages()  # torch is imported in this process: too late to matter, so nothing is set
+    assert "THP_MEM_ALLOC_ENABLE" not in os.environ
+    monkeypatch.delitem(sys.modules, "torch")
+    _huge_pages()
+    assert os.environ["THP_MEM_ALLOC_ENABLE"] == "1"
+    monkeypatch.setenv("THP_MEM_ALLOC_ENABLE", "0")  # an explicit setting wins
+    _huge_pages()
+    assert os.environ["THP_MEM_ALLOC_ENABLE"] == "0"

@@ -274,3 +274,55 @@ def test_non_tensor_value_in_a_state_dict(tmp_path):
     base = {"w": torch.ones(2, 2)}
     with pytest.raises(nbmerge.CheckpointError, match="'w'"):
         nbmerge.merge("average", base, [{"w": [[1.0, 1.0], [1.0, 1.0]]}])
+
+
+# -- reads by pread, writes without a serialised copy ---------------------------------------------------------------
+
+def test_reads_equal_safetensors_own(tmp_path):
+    from safetensors import safe_open
+
+    g = torch.Generator().manual_seed(0)
+    tensors = {"f32": torch.randn(3, 5, generator=g), "bf16": torch.randn(7, 2, generator=g).bfloat16(),
+               "f16": torch.randn(4, generator=g).half(), "f64": torch.randn(2, 2, generator=g).double(),
+               "i64": torch.arange(6).reshape(2, 3), "i8": torch.tensor([-3, 4], dtype=torch.int8),
+               "bool": torch.tensor([True, False, True]), "scalar": torch.tensor(2.5), "empty": torch.zeros(0, 4)}
+    path = tmp_path / "all.safetensors"
+    save_state_dict(tensors, path)
+    source = SafetensorsSource(path)
+    with safe_open(str(path), "pt") as handle:
+        for key, value in tensors.items():
+            got = source.get(key)
+            assert got.dtype == value.dtype and got.shape == value.shape and torch.equal(got, value), key
+            assert torch.equal(got, handle.get_tensor(key))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads RssFile from /proc")
+def test_reads_leave_no_mapped_pages_behind(tmp_path):
+    def rss_file():
+        with open("/proc/self/status") as handle:
+            return next(int(line.split()[1]) * 1024 for line in handle if line.startswith("RssFile:"))
+
+    path = tmp_path / "big.safetensors"
+    save_state_dict({f"w{i}": torch.ones(1 << 20) for i in range(16)}, path)  # 64 MiB
+    source = SafetensorsSource(path)
+    before = rss_file()
+    for key in source.keys():
+        source.get(key)
+    assert rss_file() - before < 16 << 20  # a memory-mapped read would keep ~64 MiB of the file resident
+
+
+def test_a_file_truncated_after_opening_is_a_checkpoint_error(tmp_path, valid_file):
+    source = SafetensorsSource(valid_file)
+    data = valid_file.read_bytes()
+    valid_file.write_bytes(data[: len(data) - 100])
+    with pytest.raises(nbmerge.CheckpointError, match="truncated"):
+        source.get("a")
+
+
+def test_written_shards_are_byte_identical_to_safetensors_save(tmp_path):
+    from safetensors.torch import save
+
+    tensors = {"b": torch.randn(8, 3), "a": torch.arange(4), "c": torch.randn(5).bfloat16()}
+    metadata = {"nbmerge": "{}"}
+    write_tensors(iter(tensors.items()), tmp_path / "m.safetensors", metadata=metadata)
+    assert (tmp_path / "m.safetensors").read_bytes() == save(tensors, metadata=metadata)

@@ -294,3 +294,45 @@ def test_top_singular_and_polar_fall_back_to_the_svd_on_rank_deficient_input():
     polar, singular = polar_factor(well, return_singular_values=True)
     torch.testing.assert_close(polar.T @ polar, torch.eye(5, dtype=torch.float64))
     torch.testing.assert_close(singular, torch.linalg.svdvals(well))
+
+
+# -- TIES computed in slices (large tensors) gives the same values as in one piece ---------------------------------
+
+@pytest.mark.parametrize("merge", ["mean", "sum", "max"])
+def test_ties_kernel_in_slices_equals_one_piece(monkeypatch, merge):
+    from nbmerge.methods import ties
+
+    g = torch.Generator().manual_seed(1)
+    deltas = [torch.randn(37, 29, generator=g).round(decimals=1) for _ in range(3)]  # zeros and exact ties
+    thresholds = torch.tensor([0.3, 0.5, 0.0])
+    whole = ties._ties_entries(deltas, thresholds, -1.0, merge)
+    monkeypatch.setattr(ties, "SLICE_BYTES", 3 * 4 * 100)  # slices of 100 entries, the last one shorter
+    sliced = ties_kernel(deltas, thresholds=thresholds, majority=-1.0, merge=merge)
+    assert sliced.shape == whole.shape and sliced.dtype == whole.dtype
+    assert torch.equal(sliced, whole)
+
+
+@pytest.mark.parametrize("method,params", [("ties", {"density": 0.3}), ("dare", {"merge": "ties", "density": 0.5})])
+def test_ties_merges_do_not_depend_on_the_slice_size(monkeypatch, tiny64, method, params):
+    from nbmerge.methods import ties
+
+    base, experts = tiny64
+    whole = nbmerge.merge(method, base, experts, params)
+    monkeypatch.setattr(ties, "SLICE_BYTES", 3 * 8 * 50)
+    sliced = nbmerge.merge(method, base, experts, params)
+    assert all(torch.equal(whole[k], sliced[k]) for k in base)
+
+
+def test_topk_threshold_in_place_finds_the_same_value():
+    values = torch.randn(10_001, generator=torch.Generator().manual_seed(2)).abs()
+    for density in (0.01, 0.2, 0.9):
+        assert topk_threshold(values.clone(), density, overwrite=True) == topk_threshold(values, density)
+
+
+def test_ties_density_one_keeps_every_entry(tiny64):
+    base, experts = tiny64
+    out = nbmerge.merge("ties", base, experts, {"density": 1.0})
+    zeros = torch.zeros(len(experts), dtype=torch.float64)
+    expected = {k: base[k] + ties_kernel([e[k] - base[k] for e in experts], thresholds=zeros, majority=1.0)
+                for k in base}
+    close(out, expected)

@@ -383,3 +383,29 @@ def test_device_auto_resolves_and_missing_cuda_is_an_error():
     if not torch.cuda.is_available():
         with pytest.raises(nbmerge.MethodError, match="CUDA"):
             WalkOptions(device="cuda")
+
+
+# -- the finiteness check and the in-place steps --------------------------------------------------------------------
+
+def test_all_finite():
+    from nbmerge.walker import all_finite
+
+    assert all_finite(torch.ones(10))
+    assert not all_finite(torch.tensor([1.0, float("nan")]))
+    assert not all_finite(torch.tensor([float("inf"), 1.0]))
+    assert not all_finite(torch.tensor([float("inf"), float("-inf")]))  # the sum is NaN
+    assert all_finite(torch.full((4,), 3e38))  # the sum overflows: the element-wise check decides
+    assert all_finite(torch.full((4,), 6e4, dtype=torch.float16))
+    assert all_finite(torch.arange(5))
+
+
+@pytest.mark.parametrize("method,params", [("task_arithmetic", {}), ("ties", {}), ("dare", {"merge": "ties"}),
+                                           ("tsv", {})])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_merging_leaves_in_memory_inputs_unchanged(method, params, dtype):
+    base = random_model(hf_clip_vision_shapes(), dtype=dtype)
+    experts = random_experts(base, 3)
+    before = [{k: v.clone() for k, v in sd.items()} for sd in [base, *experts]]
+    nbmerge.merge(method, base, experts, params)
+    for original, now in zip(before, [base, *experts]):
+        assert all(torch.equal(original[k], now[k]) for k in original)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 
@@ -19,10 +21,11 @@ def check_ties_params(density: float, merge: str) -> None:
         raise MethodError(f"ties: merge must be one of {MERGES}, got {merge!r}")
 
 
-def topk_threshold(abs_values: torch.Tensor, density: float) -> torch.Tensor:
+def topk_threshold(abs_values: torch.Tensor, density: float, *, overwrite: bool = False) -> torch.Tensor:
     """Magnitude threshold that keeps the top ``density`` fraction of a flattened task vector.
 
     As the reference code: the (d − int(d·density))-th smallest |τ|, and entries with |τ| ≥ it are kept.
+    ``overwrite``: the values may be reordered in place (on a CPU this saves a copy of them).
     """
     d = abs_values.numel()
     k = d - int(d * density)
@@ -30,8 +33,11 @@ def topk_threshold(abs_values: torch.Tensor, density: float) -> torch.Tensor:
         return torch.zeros((), dtype=abs_values.dtype, device=abs_values.device)
     if abs_values.device.type == "cpu":
         # NumPy's introselect finds the same order statistic several times faster than torch.kthvalue on a CPU.
-        value = np.partition(abs_values.reshape(-1).numpy(), k - 1)[k - 1]
-        return torch.tensor(value, dtype=abs_values.dtype)
+        values = abs_values.reshape(-1).numpy()
+        if overwrite:
+            values.partition(k - 1)
+            return torch.tensor(values[k - 1], dtype=abs_values.dtype)
+        return torch.tensor(np.partition(values, k - 1)[k - 1], dtype=abs_values.dtype)
     return abs_values.reshape(-1).kthvalue(k).values
 
 
@@ -39,22 +45,50 @@ def ties_prepare(view: ModelView, *, density: float = 0.2, merge: str = "mean") 
     """The two global quantities of TIES: per-task thresholds over the whole model and the majority sign.
 
     The reference computes the top-k over the entire flattened model (not per layer); this reads one task
-    vector at a time, so only one model's worth of magnitudes is in memory.
+    vector at a time, so only one model's worth of magnitudes (in float32) is in memory.
     """
     check_ties_params(density, merge)
     keys = view.float_keys()
-    thresholds = []
-    for t in range(view.T):
-        flat = torch.cat([view.task_delta(key, t).abs().reshape(-1).float() for key in keys])
-        thresholds.append(topk_threshold(flat, density))
+    total = sum(math.prod(view.base.shape(key)) for key in keys)
+    if total - int(total * density) < 1:  # density 1 keeps everything: no pass over the model needed
+        thresholds = torch.zeros(view.T, dtype=torch.float32, device=view.device)
+    else:
+        # One float32 buffer holds |τ_t| of the whole model, filled tensor by tensor and partitioned in place.
+        flat = torch.empty(total, dtype=torch.float32, device=view.device)
+        thresholds = []
+        for t in range(view.T):
+            offset = 0
+            for key in keys:
+                delta = view.task_delta(key, t).reshape(-1)
+                flat[offset:offset + delta.numel()] = delta.abs()
+                offset += delta.numel()
+                del delta
+            thresholds.append(topk_threshold(flat, density, overwrite=True))
         del flat
-    thresholds = torch.stack(thresholds)
+        thresholds = torch.stack(thresholds)
     # Zero elected signs take the sign of the *sum of elected signs* over the model (reference "majority").
     sign_total = torch.zeros((), dtype=torch.float64, device=thresholds.device)
     for key in keys:
-        trimmed = _trim(view.deltas(key), thresholds)
-        sign_total += torch.sign(trimmed.sum(0)).sum(dtype=torch.float64)
+        for part in _slices(view.deltas(key)):  # a sum of -1/0/1 in float64: exact in any order
+            sign_total += torch.sign(_trim(part, thresholds).sum(0)).sum(dtype=torch.float64)
     return {"thresholds": thresholds, "majority": float(torch.sign(sign_total))}
+
+
+#: entries of each task's tensor per slice: every step of the TIES kernel is per entry (across the tasks), so a
+#: large tensor is computed slice by slice, with temporaries of ~16 MiB instead of several times T × the tensor
+SLICE_BYTES = 1 << 24
+
+
+def _slices(deltas: list[torch.Tensor]):
+    """The task vectors of one tensor, flattened and cut into matching slices (the whole list when small)."""
+    n = deltas[0].numel()
+    step = max(1, SLICE_BYTES // (len(deltas) * deltas[0].element_size()))
+    if n <= step:
+        yield deltas
+        return
+    flat = [d.reshape(-1) for d in deltas]
+    for start in range(0, n, step):
+        yield [f[start:start + step] for f in flat]
 
 
 def _trim(deltas: list[torch.Tensor], thresholds: torch.Tensor) -> torch.Tensor:
@@ -66,6 +100,21 @@ def _trim(deltas: list[torch.Tensor], thresholds: torch.Tensor) -> torch.Tensor:
 def ties_kernel(deltas: list[torch.Tensor], *, thresholds: torch.Tensor, majority: float,
                 merge: str = "mean") -> torch.Tensor:
     """Trim each τ_t at its threshold, elect γ = sign(Σ_t τ̂_t), average (or sum/max) the agreeing entries."""
+    parts = list(_slices(deltas))
+    if len(parts) == 1:
+        return _ties_entries(deltas, thresholds, majority, merge)
+    out = None
+    start = 0
+    for part in parts:
+        merged = _ties_entries(part, thresholds, majority, merge)
+        if out is None:
+            out = torch.empty(deltas[0].numel(), dtype=merged.dtype, device=merged.device)
+        out[start:start + merged.numel()] = merged
+        start += merged.numel()
+    return out.reshape(deltas[0].shape)
+
+
+def _ties_entries(deltas: list[torch.Tensor], thresholds: torch.Tensor, majority: float, merge: str) -> torch.Tensor:
     trimmed = _trim(deltas, thresholds)
     sign = torch.sign(trimmed.sum(0))
     sign[sign == 0] = majority

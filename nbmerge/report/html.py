@@ -252,6 +252,7 @@ def write_index(path: Path, run: dict, link_prefix: str, earlier: list[dict], ot
 DOCUMENTS = (("Agreement with FusionBench (peer check)", "peer_fusionbench.md"),
              ("Agreement with the official ACE-Merging code (peer check)", "peer_ace.md"),
              ("Merge memory and time (benchmark)", "memory.md"),
+             ("Speed and memory against mergekit (benchmark)", "mergekit.md"),
              ("BMM search on several workers: scaling and batched BO (benchmark)", "distributed_search.md"))
 
 
