@@ -234,12 +234,13 @@ def make_checkpoints(root: Path, cfg: Mapping[str, int], *, experts: int = EXPER
 
 # -- the two command lines --------------------------------------------------------------------------------------
 
-def nbmerge_command(method: str, base: str, experts: Sequence[str], out: str) -> list[str]:
-    """``nbmerge merge`` for one benchmark method (the console script beside this interpreter)."""
+def nbmerge_command(method: str, base: str, experts: Sequence[str], out: str, device: str = "cpu") -> list[str]:
+    """``nbmerge merge`` for one benchmark method (the console script beside this interpreter) on ``device``."""
     name, params = SETTINGS[method]["nbmerge"]
     script = Path(sys.executable).with_name("nbmerge")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "nbmerge"]
-    command += ["merge", "--method", name, "--base", base, "--experts", *experts, "--out", out.rstrip("/") + "/"]
+    command += ["merge", "--method", name, "--base", base, "--experts", *experts, "--out", out.rstrip("/") + "/",
+                "--device", device]
     for key, value in params.items():
         command += ["--param", f"{key}={value}"]
     if name == "dare":
@@ -580,7 +581,7 @@ def startup(command: Sequence[str], env: Mapping[str, str], repeats: int = 2) ->
 def run_benchmark(out: str | os.PathLike, *, quick: bool = False, methods: Sequence[str] = METHODS, repeats: int = 2,
                   budget_min: float = 30.0, threads: Optional[int] = None, startup_repeats: int = 2,
                   workdir: Optional[str | os.PathLike] = None, peer_dir: Optional[str | os.PathLike] = None,
-                  with_mergekit: bool = True, command: str = "") -> dict:
+                  with_mergekit: bool = True, command: str = "", device: str = "cpu") -> dict:
     """Write the checkpoints, time every (method, tool), compare the outputs, write ``<out>.json``/``.md``.
 
     Repetition r runs every method once on each side (tools alternating first); after the first, a method is
@@ -635,7 +636,7 @@ def run_benchmark(out: str | os.PathLike, *, quick: bool = False, methods: Seque
             row = rows[method] = {"method": method, "runs": [], "commands": {}}
             report["methods"].append(row)
             todo = commands[method] = {
-                "nbmerge": nbmerge_command(method, base, experts, str(root / f"out-{method}-nbmerge"))}
+                "nbmerge": nbmerge_command(method, base, experts, str(root / f"out-{method}-nbmerge"), device)}
             if with_mergekit:
                 config_path = root / f"mergekit-{method}.yml"
                 import yaml
@@ -1049,6 +1050,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--workdir", default=None, help="keep (and reuse) the checkpoints here")
     parser.add_argument("--peer-dir", default=default_peer_dir(), help="where mergekit's venv lives")
     parser.add_argument("--no-mergekit", action="store_true", help="the nbmerge side alone")
+    parser.add_argument("--device", default="cpu", help="nbmerge's --device (cuda: the GPU check, bench/gpu_check.sh; "
+                                                        "mergekit runs on the CPU)")
     args = parser.parse_args(argv)
     methods = [m for m in args.methods.split(",") if m]
     unknown = sorted(set(methods) - set(METHODS))
@@ -1056,7 +1059,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         parser.error(f"unknown method {unknown[0]!r}; choose from {', '.join(METHODS)}")
     report = run_benchmark(args.out, quick=args.quick, methods=methods, repeats=args.repeats,
                            budget_min=args.budget_min, threads=args.threads, workdir=args.workdir,
-                           peer_dir=args.peer_dir, with_mergekit=not args.no_mergekit,
+                           peer_dir=args.peer_dir, with_mergekit=not args.no_mergekit, device=args.device,
                            command="python -m bench.mergekit " + " ".join(argv if argv is not None else sys.argv[1:]))
     print(render_markdown(report))
     return 0

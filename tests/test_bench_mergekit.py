@@ -66,7 +66,9 @@ def test_experts_are_the_base_plus_small_task_vectors(checkpoints):
 def test_commands_and_yaml_are_the_matched_settings():
     nb = bm.nbmerge_command("task_arithmetic", "/b", ["/e0", "/e1"], "/out")
     assert nb[nb.index("merge"):] == ["merge", "--method", "task_arithmetic", "--base", "/b", "--experts", "/e0",
-                                      "/e1", "--out", "/out/", "--param", "scale=0.3", "--quiet"]
+                                      "/e1", "--out", "/out/", "--device", "cpu", "--param", "scale=0.3", "--quiet"]
+    cuda = bm.nbmerge_command("ties", "/b", ["/e0"], "/out", device="cuda")  # the GPU check's merges
+    assert cuda[cuda.index("--device") + 1] == "cuda"
     dare = bm.nbmerge_command("dare_ties", "/b", ["/e0"], "/out")
     assert {"merge=ties", "p=0.5", "density=1.0", "scale=1.0"} <= set(dare)
     assert dare[dare.index("--seed") + 1] == "0"
@@ -204,3 +206,20 @@ def test_quick_run_end_to_end(tmp_path):
         assert row["summary"]["mergekit"]["runs"] == 1
     else:
         assert "agreement" not in row and os.path.exists(tmp_path / "report" / "mergekit.json")
+
+
+def test_the_gpu_check_script_calls_what_exists():
+    """bench/gpu_check.sh (the device call) is valid bash, and every flag it passes is one its modules accept."""
+    import re
+    import subprocess
+
+    from bench import gpu
+
+    script = Path(__file__).resolve().parents[1] / "bench" / "gpu_check.sh"
+    subprocess.run(["bash", "-n", str(script)], check=True)
+    text = script.read_text()
+    for module, parser_of in (("bench.gpu", gpu.main), ("bench.mergekit", bm.main)):
+        line = next(l for l in text.splitlines() if f"-m {module} " in l and not l.startswith("#"))
+        flags = re.findall(r"(--[a-z-]+)", line.split(f"-m {module} ", 1)[1])
+        source = Path(parser_of.__code__.co_filename).read_text()
+        assert all(f'"{flag}"' in source for flag in flags), (module, flags)

@@ -336,6 +336,8 @@ PLAN: dict[str, Plan] = {
     "nbmerge merge --method ties --base models/gpt2 --experts models/gpt2_cola models/gpt2_sst2 models/gpt2_rte "
     "--out merged/": Plan("parse", "needs GPT-2 GLUE experts the user brings (tests/test_lm_pools.py merges tiny "
                                    "ones and loads every task's folder with from_pretrained)"),
+    "make peer-mergekit": Plan("make", "installs mergekit 0.1.5 into its own venv and merges 1.1 B-parameter "
+                                       "models: about 30 minutes"),
     "pip install 'nbmerge[lm-eval]'": Plan("not-run", "installs from PyPI: the tests are offline"),
     "python -m bench.distributed": Plan("help", "starts a local Ray cluster and runs searches: minutes"),
     "nbmerge bmm-search --suite micro --anchor task_arithmetic --gram task_vector --budget 20 --workers 2 "

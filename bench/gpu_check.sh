@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The prepared GPU check: one device call of at most 10 minutes. Files go to $OUT (the device tool's output folder;
+# reports/ when run by hand); copy gpu_check.* and gpu_lm_merges.* from there into reports/.
+#
+#   run(command="bash bench/gpu_check.sh", timeout_s=600)
+#
+# 1. every registered method on ViT-B/32- and ViT-L/14-shaped experts, timed on the GPU and checked against the CPU
+#    (bench.gpu; its --budget-s stops starting new cells, and the report marks the ones it skipped);
+# 2. the language-model merges of the mergekit benchmark (a bf16 Llama of 1.1 B parameters, 3 experts, sharded
+#    folders) through `nbmerge merge --device cuda`: task arithmetic, TIES and DARE-TIES, each timed
+#    (bench.mergekit --no-mergekit; mergekit itself is not on that machine).
+# The device image has torch, safetensors, transformers and numpy; nbmerge runs from this checkout (PYTHONPATH).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-reports}
+export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
+status=0
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv || true
+timeout 360 python3 -m bench.gpu --budget-s 290 --out "$OUT/gpu_check" || status=1
+timeout 210 python3 -m bench.mergekit --no-mergekit --device cuda --repeats 1 --out "$OUT/gpu_lm_merges" || status=1
+exit $status
