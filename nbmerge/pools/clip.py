@@ -416,6 +416,24 @@ def pool_recipe(arch: ClipArchitecture, eval_examples: int, train_size: int, ta_
                   eval_examples=eval_examples, ta_grid=tuple(float(v) for v in ta_grid))
 
 
+def imported_from(out: Path, source: dict, log) -> bool:
+    """True when the pool at ``out`` was imported from ``source`` (the same sources and settings) and verifies;
+    otherwise its manifest is removed, with the reason logged, so that the import runs again."""
+    manifest_path = out / "manifest.json"
+    if not manifest_path.exists():
+        return False
+    try:
+        previous = json.loads(manifest_path.read_text())
+        if previous.get("source") == jsonable(source):
+            _verify(out, previous)
+            return True
+        log(f"{out.name}: sources or settings differ from those of {manifest_path}: re-importing")
+    except (NbmergeError, ValueError, KeyError) as exc:
+        log(f"{out.name}: {exc}; re-importing")
+    manifest_path.unlink()
+    return False
+
+
 def _verify(root: Path, manifest: dict) -> None:
     for rel, digest in manifest["checksums"].items():
         path = root / rel
@@ -488,16 +506,8 @@ def import_clip_pool(suite: str, checkpoints: PathLike, data_root: PathLike, *, 
     atomic_write_text(provenance_path, json.dumps(provenance, indent=1, sort_keys=True))
 
     manifest_path = out / "manifest.json"
-    if manifest_path.exists():
-        try:
-            previous = json.loads(manifest_path.read_text())
-            if previous.get("source") == jsonable(source):
-                _verify(out, previous)
-                return out
-            log(f"{suite}: sources or settings differ from those of {manifest_path}: re-importing")
-        except (NbmergeError, ValueError, KeyError) as exc:
-            log(f"{suite}: {exc}; re-importing")
-        manifest_path.unlink()
+    if imported_from(out, source, log):
+        return out
 
     def fresh(rel: str, key: dict) -> bool:
         return store.has(rel) and built.get(rel) == jsonable(key)

@@ -34,7 +34,7 @@ from ..io import SafetensorsSource, as_source, atomic_write_text, jsonable, sha2
 from ..models.base import ClassifierHead, IdentityHead
 from ..models.lm import LMArchitecture, backbone_prefix, conv1d_weights, head_layers
 from ..tasks import glue
-from .clip import _verify, pool_recipe
+from .clip import imported_from, pool_recipe
 from .zoo import Store, _environment, _link, _measure, cache_root, recipe_hash
 
 KINDS = {"glue": "classification", "lm": "causal"}
@@ -225,16 +225,8 @@ def import_lm_pool(suite: str, checkpoints: PathLike, data_root: PathLike, *, ta
               "sha256": {"base": _digest(base_path, memo), **{t: _digest(p, memo) for t, p in experts.items()}}}
     atomic_write_text(memo_path, json.dumps(memo, indent=1, sort_keys=True))
     manifest_path = out / "manifest.json"
-    if manifest_path.exists():
-        try:
-            previous = json.loads(manifest_path.read_text())
-            if previous.get("source") == jsonable(source):
-                _verify(out, previous)
-                return out
-            log(f"{suite}: sources or settings differ from those of {manifest_path}: re-importing")
-        except (NbmergeError, ValueError, KeyError) as exc:
-            log(f"{suite}: {exc}; re-importing")
-        manifest_path.unlink()
+    if imported_from(out, source, log):
+        return out
 
     timings, threads = {}, torch.get_num_threads()
     start = time.perf_counter()
