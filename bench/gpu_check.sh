@@ -16,6 +16,6 @@ OUT=${OUT:-reports}
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
 status=0
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv || true
-timeout 360 python3 -m bench.gpu --budget-s 290 --out "$OUT/gpu_check" || status=1
-timeout 210 python3 -m bench.mergekit --no-mergekit --device cuda --repeats 1 --out "$OUT/gpu_lm_merges" || status=1
+timeout 300 python3 -m bench.gpu --budget-s 220 --out "$OUT/gpu_check" || status=1
+timeout 250 python3 -m bench.mergekit --no-mergekit --device cuda --repeats 1 --out "$OUT/gpu_lm_merges" || status=1
 exit $status

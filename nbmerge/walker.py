@@ -49,6 +49,8 @@ class WalkOptions:
     ``exclude``: regexes of keys kept at the base value and not checked against the experts.
     ``matrix_exclude``: regexes of 2-D keys sent to the fallback instead of the matrix path
     (the reference TSV/ISO/ACE codes exclude ``text_projection``).
+    ``compute_dtype``: ``None`` computes in float32 (float64 where an input is float64); ``"float64"`` computes every
+    floating tensor in float64, a reference for how much float32 round-off moves a merge (the GPU check uses it).
     """
 
     matrix_rule: Optional[str] = None
@@ -59,6 +61,7 @@ class WalkOptions:
     module_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     device: str = "cpu"
     check_finite: bool = True
+    compute_dtype: Optional[str] = None
 
     def __post_init__(self):
         if self.matrix_rule is not None and self.matrix_rule not in MATRIX_RULES:
@@ -67,6 +70,8 @@ class WalkOptions:
             raise MethodError(f"qkv must be one of {QKV_MODES}, got {self.qkv!r}")
         if self.fallback is not None and self.fallback not in FALLBACKS:
             raise MethodError(f"fallback must be one of {FALLBACKS}, got {self.fallback!r}")
+        if self.compute_dtype not in (None, "float64"):
+            raise MethodError(f"compute_dtype must be None or 'float64', got {self.compute_dtype!r}")
         object.__setattr__(self, "exclude", tuple(self.exclude))
         object.__setattr__(self, "matrix_exclude", tuple(self.matrix_exclude))
         object.__setattr__(self, "device", resolve_device(self.device))
@@ -215,6 +220,8 @@ class ModelView:
         return self.base.dtype(key).is_floating_point
 
     def compute_dtype(self, key: str) -> torch.dtype:
+        if self.walk.compute_dtype == "float64":
+            return torch.float64
         if self.base.dtype(key) == torch.float64 or any(e.dtype(key) == torch.float64 for e in self.experts):
             return torch.float64
         return torch.float32

@@ -439,7 +439,8 @@ def _em(w: torch.Tensor, pieces: dict, temperature: float, iterations: int, tol:
     updated, scratch = torch.empty_like(delta), torch.empty_like(delta)
     logn = _log_densities(delta, pieces, temperature, scratch)
     history = [_objective_from(logn, w, pieces, temperature)]
-    done = torch.zeros(rows, dtype=torch.bool, device=delta.device)
+    # Per-row bookkeeping stays on the CPU, whatever the device of θ (the GPU check found a mixed-device add here).
+    done = torch.zeros(rows, dtype=torch.bool)
     row_steps = torch.zeros(rows, dtype=torch.long)
     threshold = tol * (1 + float(pieces["theta0"].abs().max()))
     previous, steps = None, 0
