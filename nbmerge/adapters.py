@@ -25,6 +25,7 @@ import torch
 from safetensors import SafetensorError, safe_open
 
 from .errors import CheckpointError
+from .linalg import LowRank
 
 CONFIG = "adapter_config.json"
 WEIGHTS = "adapter_model.safetensors"
@@ -215,6 +216,18 @@ class AdapterExpert:
         delta = self._read(factors.b_key).to(dtype) @ self._read(factors.a_key).to(dtype)
         delta = delta.T if factors.transpose else delta
         return factors.scaling * delta
+
+    def low_rank(self, key: str) -> "LowRank | None":
+        """ΔW of ``key`` as factors ``L @ R`` (L = s·B, R = A; transposed for Conv1D and embedding layers) when
+        θ_t − θ₀ is that product alone: None for a key the adapter leaves alone or also saves a base value for."""
+        if key not in self.factors or key in self.replaced:
+            return None
+        factors = self.factors[key]
+        dtype = self.dtype(key)
+        b, a = self._read(factors.b_key).to(dtype), self._read(factors.a_key).to(dtype)
+        if factors.transpose:  # (s·B·A)ᵀ = Aᵀ·(s·Bᵀ)
+            return LowRank(a.T, factors.scaling * b.T)
+        return LowRank(factors.scaling * b, a)
 
     def get(self, key: str) -> torch.Tensor:
         # a LoRA layer whose base weight the adapter also saved (PEFT does for embeddings): ΔW applies on top of it

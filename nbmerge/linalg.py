@@ -79,3 +79,61 @@ def pinv_psd(gram: torch.Tensor, rcond: float = 1e-10) -> torch.Tensor:
     cutoff = rcond * values.abs().max().clamp(min=torch.finfo(values.dtype).tiny)
     inverse = torch.where(values > cutoff, 1.0 / values, torch.zeros_like(values))
     return (vectors * inverse) @ vectors.T
+
+
+class LowRank:
+    """A matrix held as ``left @ right`` (out × r and r × in): a LoRA task vector s·B·A, with s folded into ``left``.
+
+    The products a Gram-based kernel needs of a task vector τ cost O(r) instead of O(d) per entry of their result:
+    ``gram()`` τᵀτ = Rᵀ(LᵀL)R in r·in² + out·r² operations against out·in², ``times(M)`` τ·M = L(RM) in
+    r·in·(in + out) against out·in². They are exact: the same matrices up to round-off (smaller than that of the
+    dense τ, which carries the rounding of θ₀ + s·B·A − θ₀).
+    """
+
+    def __init__(self, left: torch.Tensor, right: torch.Tensor):
+        if left.ndim != 2 or right.ndim != 2 or left.shape[1] != right.shape[0]:
+            raise ValueError(f"LowRank: left {list(left.shape)} and right {list(right.shape)} do not multiply")
+        self.left, self.right = left, right
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.left.shape[0], self.right.shape[1]
+
+    def to(self, *args, **kwargs) -> "LowRank":
+        return LowRank(self.left.to(*args, **kwargs), self.right.to(*args, **kwargs))
+
+    def double(self) -> "LowRank":
+        return self.to(torch.float64)
+
+    def row_blocks(self, count: int) -> list["LowRank"]:
+        """The factors of ``count`` equal row blocks (a fused q/k/v weight cut into its parts)."""
+        return [LowRank(part, self.right) for part in self.left.chunk(count, dim=0)]
+
+    def dense(self) -> torch.Tensor:
+        return self.left @ self.right
+
+    def centred(self) -> "LowRank":
+        """τ minus its mean row: the mean row of L·R is mean(L)·R, so the result keeps the rank."""
+        return LowRank(self.left - self.left.mean(dim=0, keepdim=True), self.right)
+
+    def gram(self) -> torch.Tensor:
+        """τᵀτ (in × in)."""
+        return self.right.T @ ((self.left.T @ self.left) @ self.right)
+
+    def square_norm(self) -> torch.Tensor:
+        """‖τ‖_F² = tr(LᵀL·RRᵀ)."""
+        return ((self.left.T @ self.left) * (self.right @ self.right.T)).sum()
+
+    def times(self, matrix: torch.Tensor) -> torch.Tensor:
+        """τ·M for an in × k matrix M."""
+        return self.left @ (self.right @ matrix)
+
+
+def gram_of(delta: torch.Tensor, factors: "LowRank | None" = None) -> torch.Tensor:
+    """τᵀτ, from the low-rank factors of τ where they are known."""
+    return delta.T @ delta if factors is None else factors.gram()
+
+
+def times_of(delta: torch.Tensor, matrix: torch.Tensor, factors: "LowRank | None" = None) -> torch.Tensor:
+    """τ·M, from the low-rank factors of τ where they are known."""
+    return delta @ matrix if factors is None else factors.times(matrix)

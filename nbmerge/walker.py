@@ -34,6 +34,7 @@ import torch
 from .device import resolve_device
 from .errors import CheckpointError, MethodError, NbmergeWarning, NumericalError
 from .io import Source, StateDict, TensorSource, as_source
+from .linalg import LowRank
 
 MATRIX_RULES = ("ndim2", "linear_only")
 QKV_MODES = ("as_is", "split", "fused")
@@ -51,6 +52,8 @@ class WalkOptions:
     (the reference TSV/ISO/ACE codes exclude ``text_projection``).
     ``compute_dtype``: ``None`` computes in float32 (float64 where an input is float64); ``"float64"`` computes every
     floating tensor in float64, a reference for how much float32 round-off moves a merge (the GPU check uses it).
+    ``low_rank``: Gram-based kernels (BMM, WUDI, ACE) build τᵀτ and τ·G of a LoRA adapter expert from its factors
+    (the same values, r·d_in·(d_in + d_out) operations instead of d_out·d_in²); False forces the dense route.
     """
 
     matrix_rule: Optional[str] = None
@@ -62,6 +65,7 @@ class WalkOptions:
     device: str = "cpu"
     check_finite: bool = True
     compute_dtype: Optional[str] = None
+    low_rank: bool = True
 
     def __post_init__(self):
         if self.matrix_rule is not None and self.matrix_rule not in MATRIX_RULES:
@@ -257,6 +261,22 @@ class ModelView:
         delta = self._delta(self.experts[t], key, base)
         return self.transform([delta], key=key, tasks=[t])[0] if self.transform else delta
 
+    def low_rank(self, key: str) -> Optional[list[Optional[LowRank]]]:
+        """Per expert, τ_t of ``key`` as exact low-rank factors (a LoRA adapter read over this view's base), in the
+        compute dtype on the compute device, or None for an expert whose τ_t is dense. None when no expert has
+        factors, or a transform (DARE's drop) changes the task vectors."""
+        if self.transform is not None or not self.walk.low_rank:
+            return None
+        dtype = None
+        out: list[Optional[LowRank]] = []
+        for expert in self.experts:
+            factors = expert.low_rank(key) if hasattr(expert, "low_rank") and expert.base is self.base else None
+            if factors is not None:
+                dtype = dtype or self.compute_dtype(key)
+                factors = factors.to(device=self.device, dtype=dtype)
+            out.append(factors)
+        return out if any(f is not None for f in out) else None
+
     def stat(self, name: str, key: str) -> Optional[list[torch.Tensor]]:
         sources = self.stats.get(name)
         if sources is None or key not in sources[0].keys():
@@ -424,6 +444,21 @@ def _blocks(unit: Unit, deltas_per_key: list[list[torch.Tensor]]) -> list[list[t
     return [[c[i] for c in chunks] for i in range(unit.split)]
 
 
+def _block_factors(view: ModelView, unit: Unit, count: int) -> Optional[list[Optional[list]]]:
+    """Per block of ``unit``, the experts' low-rank factors (``ModelView.low_rank``) aligned with the block's
+    deltas, for kernels that take ``factors``. Units that stack several keys get none (their τ is not one LoRA
+    product); a split unit's blocks are row blocks of the factors' left side."""
+    if len(unit.keys) > 1:
+        return None
+    per_expert = view.low_rank(unit.keys[0])
+    if per_expert is None:
+        return None
+    if count == 1:
+        return [per_expert]
+    parts = [f.row_blocks(count) if f is not None else [None] * count for f in per_expert]
+    return [[p[i] for p in parts] for i in range(count)]
+
+
 def matrix_blocks(view: ModelView, rule: Rule, walk: WalkOptions, params: Mapping[str, Any]
                   ) -> Iterator[tuple[str, list[torch.Tensor], dict]]:
     """What ``walk_merge`` hands the matrix kernel, without merging: ``(name, per-task deltas, parameters)`` for
@@ -503,9 +538,11 @@ def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable,
                       grams=view.stat("grams", unit.keys[0]), fishers=view.stat("fishers", key))
         if unit.matrix:
             blocks = _blocks(unit, deltas_per_key)
-            merged = torch.cat([_call(rule.matrix, block, matrix_accepts, extras, unit_params) for block in blocks],
-                               dim=0) if len(blocks) > 1 else _call(rule.matrix, blocks[0], matrix_accepts, extras,
-                                                                    unit_params)
+            factors = _block_factors(view, unit, len(blocks)) if "factors" in matrix_accepts else None
+            outs = [_call(rule.matrix, block, matrix_accepts, {**extras, "factors": fs}, unit_params)
+                    for block, fs in zip(blocks, factors or [None] * len(blocks))]
+            merged = torch.cat(outs, dim=0) if len(outs) > 1 else outs[0]
+            del outs
             merged_parts = merged.split([b.shape[0] for b in base_tensors], dim=0)
         else:
             merged_parts = [_call(fallback, deltas_per_key[0], fallback_accepts, extras, unit_params)]

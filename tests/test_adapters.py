@@ -8,10 +8,11 @@ import torch
 import nbmerge
 from nbmerge.adapters import AdapterExpert, dense_expert
 from nbmerge.errors import CheckpointError
-from nbmerge.io import SafetensorsSource, as_source, load_state_dict, save_state_dict
+from nbmerge.io import DictSource, SafetensorsSource, as_source, load_state_dict, save_state_dict
+from nbmerge.linalg import LowRank
 from nbmerge.lm_testing import GPT2_TARGETS, LLAMA_TARGETS, tiny_lm, write_lora
 from nbmerge.methods import all_methods
-from nbmerge.walker import is_linear_weight
+from nbmerge.walker import WalkOptions, is_linear_weight
 
 #: small settings for the slow-by-default methods (the comparison holds at any setting)
 QUICK = {"wudi": {"iters": 20}, "dare": {"p": 0.3, "seed": 3}}
@@ -278,3 +279,91 @@ def test_peft_names_for_saved_base_values(llama64, gpt2, tmp_path):
     (folder / "adapter_config.json").write_bytes((adapters[1] / "adapter_config.json").read_bytes())
     torch.testing.assert_close(dense_expert(folder, SafetensorsSource(lbase))[embed], dense[1][embed], atol=1e-12,
                                rtol=0)
+
+
+# -- the low-rank route: Gram-based methods read an adapter's factors instead of its dense ΔW --------------------
+
+def test_low_rank_products_equal_the_dense_ones():
+    generator = torch.Generator().manual_seed(0)
+    left = torch.randn(12, 3, generator=generator, dtype=torch.float64)
+    right = torch.randn(3, 7, generator=generator, dtype=torch.float64)
+    factors, dense = LowRank(left, right), left @ right
+    matrix = torch.randn(7, 5, generator=generator, dtype=torch.float64)
+    torch.testing.assert_close(factors.gram(), dense.T @ dense)
+    torch.testing.assert_close(factors.square_norm(), dense.square().sum())
+    torch.testing.assert_close(factors.times(matrix), dense @ matrix)
+    torch.testing.assert_close(factors.centred().dense(), dense - dense.mean(dim=0, keepdim=True))
+    blocks = factors.row_blocks(3)
+    torch.testing.assert_close(torch.cat([b.dense() for b in blocks]), dense)
+    with pytest.raises(ValueError, match="do not multiply"):
+        LowRank(left, right.T)
+
+
+def _counting(monkeypatch):
+    calls = {"gram": 0, "times": 0}
+    for name in calls:
+        original = getattr(LowRank, name)
+
+        def counted(self, *args, _name=name, _original=original):
+            calls[_name] += 1
+            return _original(self, *args)
+        monkeypatch.setattr(LowRank, name, counted)
+    return calls
+
+
+@pytest.mark.parametrize("method, params", [("bmm", {"gram": "task_vector"}),
+                                            ("bmm", {"gram": "task_vector", "tv_norm": "frobenius"}),
+                                            ("wudi", {"iters": 5}), ("wudi_closed_form", {}), ("ace", {})])
+def test_gram_methods_build_adapter_grams_from_the_factors(llama64, monkeypatch, method, params):
+    base, state, adapters, dense = llama64
+    calls = _counting(monkeypatch)
+    from_adapters = nbmerge.merge(method, base, [str(a) for a in adapters], params)
+    assert calls["gram"] > 0 and calls["times"] > 0  # the route was taken ...
+    same(from_adapters, nbmerge.merge(method, base, dense, params))  # ... and gives the dense experts' merge
+
+
+def test_data_gram_bmm_multiplies_through_the_factors(llama64, monkeypatch):
+    base, state, adapters, dense = llama64
+    grams, _ = _statistics(state)
+    calls = _counting(monkeypatch)
+    from_adapters = nbmerge.merge("bmm", base, [str(a) for a in adapters], grams=grams)
+    assert calls["times"] > 0 and calls["gram"] == 0  # data Grams: only the products τ_t·G_t use the factors
+    same(from_adapters, nbmerge.merge("bmm", base, dense, grams=grams))
+
+
+class _LowRankExpert(DictSource):
+    """An in-memory expert θ₀ + L·R over ``base`` that offers its factors, as an adapter does."""
+
+    def __init__(self, base, factors):
+        self.base, self._factors = base, factors
+        super().__init__({k: v + factors[k].dense() if k in factors else v for k, v in
+                          ((k, base.get(k)) for k in base.keys())}, "low-rank expert")
+
+    def low_rank(self, key):
+        return self._factors.get(key)
+
+
+def test_split_in_proj_blocks_get_row_blocks_of_the_factors(monkeypatch):
+    generator = torch.Generator().manual_seed(1)
+    d = 6
+    state = {"blk.attn.in_proj_weight": torch.randn(3 * d, d, generator=generator, dtype=torch.float64),
+             "blk.attn.out_proj.weight": torch.randn(d, d, generator=generator, dtype=torch.float64),
+             "blk.attn.out_proj.bias": torch.randn(d, generator=generator, dtype=torch.float64)}
+    base = DictSource(state, "base")
+    experts = [_LowRankExpert(base, {k: LowRank(torch.randn(v.shape[0], 2, generator=generator, dtype=v.dtype) / 10,
+                                                torch.randn(2, v.shape[1], generator=generator, dtype=v.dtype))
+                                     for k, v in state.items() if v.ndim == 2}) for _ in range(3)]
+    dense = [{k: e.get(k).clone() for k in e.keys()} for e in experts]
+    walk = WalkOptions(qkv="split")
+    calls = _counting(monkeypatch)
+    merged = nbmerge.merge("ace", base, experts, walk=walk)
+    assert calls["gram"] == 3 * 4  # 3 experts × (3 in_proj blocks + out_proj)
+    same(merged, nbmerge.merge("ace", state, dense, walk=walk))
+
+
+def test_low_rank_false_takes_the_dense_route(llama64, monkeypatch):
+    base, state, adapters, dense = llama64
+    calls = _counting(monkeypatch)
+    merged = nbmerge.merge("ace", base, [str(a) for a in adapters], walk=WalkOptions(low_rank=False))
+    assert calls == {"gram": 0, "times": 0}
+    same(merged, nbmerge.merge("ace", base, dense))

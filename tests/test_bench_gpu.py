@@ -64,12 +64,24 @@ def test_gpu_check_quick_with_the_cpu_as_accelerator(tmp_path):
 
 def test_check_fails_loudly_past_its_tolerance(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(bench_gpu.TOLERANCE, "bfloat16", -1.0)
+    monkeypatch.setattr(bench_gpu, "ROUNDOFF_FACTOR", 0.5)  # the CPU-only "accelerator" is as far from float64
     out = tmp_path / "gc"
     status = bench_gpu.main(["--cpu-only", "--quick", "--suites", "b32-8", "--dtypes", "bf16", "--methods",
                              "task_arithmetic", "--out", str(out)])
     assert status == 1
     assert "GPU CHECK FAILED" in capsys.readouterr().err
     assert "**FAILED" in out.with_name("gc.md").read_text()
+
+
+def test_past_the_tolerance_a_merge_as_close_to_float64_as_the_cpu_passes_as_round_off(tmp_path, monkeypatch):
+    monkeypatch.setitem(bench_gpu.TOLERANCE, "float32", -1.0)
+    report = run_check(tmp_path / "gc", suites=["b32-8"], methods=["iso_c"], dtypes=["fp32"], device="cpu",
+                       quick=True)
+    compared = [r["compare"] for r in report["results"] if "compare" in r]
+    assert compared and all(c["passed_by"] == "float32 round-off" for c in compared)
+    assert all(0 < c["cpu_vs_float64"] < 1e-4 and c["accelerator_vs_float64"] == c["cpu_vs_float64"]
+               for c in compared)
+    assert "| round-off |" in (tmp_path / "gc.md").read_text()
 
 
 def test_a_merge_that_raises_is_a_recorded_failure_and_the_rest_still_runs(tmp_path, monkeypatch):

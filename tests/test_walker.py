@@ -10,7 +10,8 @@ import nbmerge
 from nbmerge.io import save_state_dict
 from nbmerge.methods.tsv import tsv_matrix
 from nbmerge.testing import hf_clip_vision_shapes, random_experts, random_model
-from nbmerge.walker import WalkOptions
+from nbmerge.errors import MethodError
+from nbmerge.walker import ModelView, Rule, WalkOptions, walk_merge
 
 FC = "visual.transformer.resblocks.0.mlp.c_fc.weight"
 IN_PROJ = "visual.transformer.resblocks.0.attn.in_proj_weight"
@@ -409,3 +410,22 @@ def test_merging_leaves_in_memory_inputs_unchanged(method, params, dtype):
     nbmerge.merge(method, base, experts, params)
     for original, now in zip(before, [base, *experts]):
         assert all(torch.equal(original[k], now[k]) for k in original)
+
+
+def test_compute_dtype_float64_merges_float32_inputs_in_float64(monkeypatch):
+    generator = torch.Generator().manual_seed(0)
+    base = {"w": torch.randn(5, 4, generator=generator)}
+    experts = [{"w": base["w"] + 0.1 * torch.randn(5, 4, generator=generator)} for _ in range(2)]
+    seen = []
+    real = ModelView.deltas
+
+    def spy(self, key, base_tensor=None):
+        out = real(self, key, base_tensor)
+        seen.append(out[0].dtype)
+        return out
+    monkeypatch.setattr(ModelView, "deltas", spy)
+    merged = walk_merge(base, experts, Rule(matrix=None, fallback="mean"), params={},
+                        walk=WalkOptions(compute_dtype="float64"))
+    assert seen == [torch.float64] and merged["w"].dtype == torch.float32  # computed in float64, stored as given
+    with pytest.raises(MethodError, match="compute_dtype"):
+        WalkOptions(compute_dtype="float16")

@@ -28,7 +28,7 @@ from typing import Optional
 import torch
 
 from ..errors import MethodError, NumericalError
-from ..linalg import top_singular
+from ..linalg import LowRank, gram_of, top_singular
 from ..registry import register
 from ..walker import Rule, WalkOptions, walk_merge
 
@@ -92,16 +92,20 @@ def _times_gram(left: torch.Tensor, centred: torch.Tensor) -> torch.Tensor:
 
 
 def ace_system(deltas: Sequence[torch.Tensor], *, eps: float = CODE_EPS, tau_threshold: float = 0.3,
-               adaptive: str = "auto", prior: bool = True, refine: str = "auto", lhs_only: bool = False) -> AceSystem:
+               adaptive: str = "auto", prior: bool = True, refine: str = "auto", lhs_only: bool = False,
+               factors: Optional[Sequence[Optional[LowRank]]] = None) -> AceSystem:
     """Steps 1-3 and the terms of steps 4-5, in float64 (see ``ace_matrix`` for why).
 
     ``adaptive``/``refine``: "auto" follows the flag (the reference), "on"/"off" force the stage for ablations.
     The 1/τ̄ on C_agg goes with the normalisation (the reference ties both to the flag): it rescales the prior
     built from trace-normalised Σ̃_t, so it is applied exactly when they are normalised.
-    ``lhs_only=True`` builds only the left-hand side (diagnostics).
+    ``lhs_only=True`` builds only the left-hand side (diagnostics). ``factors``: per task, ΔW_t as exact low-rank
+    factors (LoRA adapters) or None; centring keeps the rank (the mean row of L·R is mean(L)·R), so the Grams and
+    products come from them at r·d_in·(d_in + d_out) instead of d_out·d_in² each.
     """
     T = len(deltas)
     d_in = deltas[0].shape[1]
+    factors = [None if f is None else f.double() for f in factors] if factors else [None] * T
     norms_sq = torch.stack([d.double().square().sum() for d in deltas])
     gamma = heterogeneity(norms_sq)
     flag = bool(gamma > tau_threshold)  # False for NaN (T = 1), as in the reference
@@ -114,10 +118,11 @@ def ace_system(deltas: Sequence[torch.Tensor], *, eps: float = CODE_EPS, tau_thr
     eps_sum = 0.0
     numerator = torch.zeros(deltas[0].shape, dtype=torch.float64, device=deltas[0].device) if need_rhs else None
     residual = torch.zeros_like(numerator) if need_residual else None
-    for delta in deltas:
+    for delta, f in zip(deltas, factors):
         delta = delta.double()
         centred = delta - delta.mean(dim=0, keepdim=True)  # eq. 5: subtract the mean row
-        gram = centred.T @ centred
+        centred_f = None if f is None else f.centred()
+        gram = gram_of(centred, centred_f)
         trace = float(gram.diagonal().sum()) + TINY
         weight = 1.0 / trace if normalised else 1.0
         eps_t = eps * weight
@@ -125,9 +130,11 @@ def ace_system(deltas: Sequence[torch.Tensor], *, eps: float = CODE_EPS, tau_thr
         eps_sum += eps_t
         if need_rhs:
             # W̃_t Σ_reg,t = w·W̃_t Σ̂_t + ε_t W̃_t: the centred task vector in the numerator, as in the official code
-            numerator += _times_gram(centred, centred) * weight + eps_t * centred
+            product = _times_gram(centred, centred) if f is None else centred_f.times(gram)
+            numerator += product * weight + eps_t * centred
         if need_residual:
-            residual += _times_gram(delta, centred) * weight  # uncentred ΔW_t, un-regularised Σ̃_t (eq. 16)
+            # uncentred ΔW_t, un-regularised Σ̃_t (eq. 16)
+            residual += (_times_gram(delta, centred) if f is None else f.times(gram)) * weight
 
     eye = torch.eye(d_in, dtype=torch.float64, device=gram_sum.device)
     reg_sum = gram_sum + eps_sum * eye
@@ -170,7 +177,7 @@ def refinement_rank(shape: Sequence[int], k_frac: float) -> int:
 
 def ace_matrix(deltas: list[torch.Tensor], *, eps: float = CODE_EPS, tau_threshold: float = 0.3,
                k_frac: float = 0.3, adaptive: str = "auto", prior: bool = True, refine: str = "auto",
-               key: str = "") -> torch.Tensor:
+               key: str = "", factors: Optional[Sequence[Optional[LowRank]]] = None) -> torch.Tensor:
     """Merged task vector of one matrix: the preliminary closed form plus, when refined, σ_iso·U_k V_kᵀ.
 
     Everything runs in float64 and is cast back to the input dtype. The system has condition numbers up to
@@ -185,7 +192,7 @@ def ace_matrix(deltas: list[torch.Tensor], *, eps: float = CODE_EPS, tau_thresho
         if not torch.isfinite(delta).all():
             raise NumericalError(f"ace {key}: task vector {t} contains NaN or Inf")
     system = ace_system(deltas, eps=eps, tau_threshold=tau_threshold, adaptive=adaptive, prior=prior,
-                        refine=refine)
+                        refine=refine, factors=factors)
     merged = solve_right_general(system.rhs, system.lhs, what=f"ace {key}")
     if system.refined:
         k = refinement_rank(merged.shape, k_frac)

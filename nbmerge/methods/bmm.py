@@ -27,7 +27,7 @@ import torch
 
 from ..errors import CheckpointError, MethodError
 from ..io import Source, StateDict
-from ..linalg import solve_right
+from ..linalg import LowRank, gram_of, solve_right, times_of
 from ..modules import is_linear_module
 from ..params import parse_pairs
 from ..registry import get_method, register
@@ -66,14 +66,15 @@ def resolve_gram_source(gram: str, have_grams: bool) -> str:
 
 # -- per-module math --------------------------------------------------------------------------------------------
 
-def task_vector_gram(delta: torch.Tensor, tv_norm: str = "none") -> torch.Tensor:
+def task_vector_gram(delta: torch.Tensor, tv_norm: str = "none", factors: Optional[LowRank] = None) -> torch.Tensor:
     """The data-free proxy of X_tX_tᵀ (Theorem 1): τ_tᵀτ_t, or τ_tᵀτ_t/‖τ_t‖_F² (WUDI's normalisation).
 
     The constant c of G_t ≈ c·τ_tᵀτ_t cancels under the normalised λ (λ ∝ tr ΣG), so it is not a parameter.
+    ``factors``: τ_t as exact low-rank factors (a LoRA adapter), which give the same Gram at a fraction of the cost.
     """
-    gram = delta.T @ delta
+    gram = gram_of(delta, factors)
     if tv_norm == "frobenius":
-        norm_sq = delta.square().sum()
+        norm_sq = delta.square().sum() if factors is None else factors.square_norm()
         return gram / norm_sq if norm_sq > 0 else gram  # a zero task vector has a zero Gram either way
     return gram
 
@@ -88,13 +89,15 @@ def _normalised(grams: list[torch.Tensor]) -> list[torch.Tensor]:
 
 
 def bmm_grams(deltas: list[torch.Tensor], grams: Optional[list[torch.Tensor]] = None, *, gram: str = "auto",
-              beta: float = 0.5, tv_norm: str = "none", offdiag_scale: float = 1.0) -> list[torch.Tensor]:
+              beta: float = 0.5, tv_norm: str = "none", offdiag_scale: float = 1.0,
+              factors: Optional[list[Optional[LowRank]]] = None) -> list[torch.Tensor]:
     """The per-task Grams G_t the solve uses, in the inputs' dtype (data, proxy or hybrid; then RegMean shrinkage)."""
     source = resolve_gram_source(gram, grams is not None)
+    factors = factors or [None] * len(deltas)
     if source == "data":
         used = list(grams)
     elif source == "task_vector":
-        used = [task_vector_gram(d, tv_norm) for d in deltas]
+        used = [task_vector_gram(d, tv_norm, f) for d, f in zip(deltas, factors)]
     else:
         # Appendix F's hybrid for few-shot data, in our reading [D]: β·Ĝ_data + (1−β)·Ĝ_tv, each normalised
         # (see _normalised); a source whose weight is 0 is not computed at all.
@@ -102,27 +105,31 @@ def bmm_grams(deltas: list[torch.Tensor], grams: Optional[list[torch.Tensor]] = 
         if beta > 0:
             parts.append([beta * g for g in _normalised(list(grams))])
         if beta < 1:
-            parts.append([(1 - beta) * g for g in _normalised([task_vector_gram(d, tv_norm) for d in deltas])])
+            proxies = [task_vector_gram(d, tv_norm, f) for d, f in zip(deltas, factors)]
+            parts.append([(1 - beta) * g for g in _normalised(proxies)])
         used = [sum(gs) for gs in zip(*parts)]
     if offdiag_scale != 1.0:
         used = [shrink_off_diagonal(g, offdiag_scale) for g in used]
     return used
 
 
-def normal_equations(deltas: list[torch.Tensor], grams: list[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+def normal_equations(deltas: list[torch.Tensor], grams: list[torch.Tensor],
+                     factors: Optional[list[Optional[LowRank]]] = None) -> tuple[torch.Tensor, torch.Tensor]:
     """A = Σ_t G_t and B = Σ_t τ_t G_t."""
-    a, b, _ = normal_equations_and_fit(deltas, grams)
+    a, b, _ = normal_equations_and_fit(deltas, grams, factors)
     return a, b
 
 
-def normal_equations_and_fit(deltas: list[torch.Tensor], grams: list[torch.Tensor]):
-    """A, B and Σ_t tr(τ_t G_t τ_tᵀ) (the residual's constant term), sharing the products τ_t G_t."""
+def normal_equations_and_fit(deltas: list[torch.Tensor], grams: list[torch.Tensor],
+                             factors: Optional[list[Optional[LowRank]]] = None):
+    """A, B and Σ_t tr(τ_t G_t τ_tᵀ) (the residual's constant term), sharing the products τ_t G_t (from τ_t's
+    low-rank factors where given: L(RG) costs r·d_in·(d_in + d_out) against d_out·d_in²)."""
     a = torch.zeros_like(grams[0])
     b = torch.zeros_like(deltas[0])
     fit = 0.0
-    for delta, gram in zip(deltas, grams):
+    for delta, gram, f in zip(deltas, grams, factors or [None] * len(deltas)):
         a += gram
-        product = delta @ gram
+        product = times_of(delta, gram, f)
         b += product
         fit += float((product * delta).sum())
     return a, b, fit
@@ -156,14 +163,20 @@ def bmm_solve(gram_sum: torch.Tensor, numerator: torch.Tensor, anchor_delta: tor
 
 def bmm_matrix(deltas: list[torch.Tensor], *, anchor_delta: torch.Tensor, grams: Optional[list[torch.Tensor]] = None,
                gram: str = "auto", log10_rho: float = -1.0, beta: float = 0.5, tv_norm: str = "none",
-               offdiag_scale: float = 1.0, key: str = "") -> torch.Tensor:
-    """τ* = (Σ_t τ_t G_t + λ τ_anchor)(Σ_t G_t + λ I)⁻¹ for one module, solved in float64."""
+               offdiag_scale: float = 1.0, key: str = "", factors: Optional[list[Optional[LowRank]]] = None
+               ) -> torch.Tensor:
+    """τ* = (Σ_t τ_t G_t + λ τ_anchor)(Σ_t G_t + λ I)⁻¹ for one module, solved in float64.
+
+    ``factors``: per task, τ_t as exact low-rank factors (LoRA adapters) or None: the Grams τ_tᵀτ_t and products
+    τ_t G_t are then built from them (the same values, fewer operations)."""
     check_bmm_params(gram=gram, log10_rho=log10_rho, beta=beta, tv_norm=tv_norm, offdiag_scale=offdiag_scale)
     # Float64 throughout: A + λI spans many orders of magnitude for small ρ, and the λ→0 limit must reach RegMean.
     deltas64 = [d.double() for d in deltas]
     grams64 = None if grams is None else [g.double() for g in grams]
-    used = bmm_grams(deltas64, grams64, gram=gram, beta=beta, tv_norm=tv_norm, offdiag_scale=offdiag_scale)
-    a, b = normal_equations(deltas64, used)
+    factors64 = None if factors is None else [None if f is None else f.double() for f in factors]
+    used = bmm_grams(deltas64, grams64, gram=gram, beta=beta, tv_norm=tv_norm, offdiag_scale=offdiag_scale,
+                     factors=factors64)
+    a, b = normal_equations(deltas64, used, factors64)
     lam = prior_lambda(a, log10_rho)
     merged = bmm_solve(a, b, anchor_delta.double(), lam, what=f"bmm {key}")
     return merged.to(deltas[0].dtype)
@@ -277,12 +290,12 @@ def _anchor_fallback(deltas, *, key, base, anchor_state):
 
 # The walker passes a kernel only the keywords its signature names, so every parameter is spelled out here.
 def _unit_kernel(deltas, *, key, base, anchor_state, linear_keys=None, grams=None, gram="auto", log10_rho=-1.0,
-                 beta=0.5, tv_norm="none", offdiag_scale=1.0):
+                 beta=0.5, tv_norm="none", offdiag_scale=1.0, factors=None):
     anchor_delta = anchor_task_vector(anchor_state, key, base)
     if linear_keys is not None and key not in linear_keys:
         return anchor_delta  # a 2-D tensor that is not a block's linear module (data-free mode)
     return bmm_matrix(deltas, anchor_delta=anchor_delta, grams=grams, gram=gram, log10_rho=log10_rho, beta=beta,
-                      tv_norm=tv_norm, offdiag_scale=offdiag_scale, key=key)
+                      tv_norm=tv_norm, offdiag_scale=offdiag_scale, key=key, factors=factors)
 
 
 def _rule(anchor_state: Mapping[str, torch.Tensor], data: bool) -> Rule:

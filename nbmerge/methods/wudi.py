@@ -2,31 +2,36 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import torch
 
 from ..errors import MethodError
-from ..linalg import pinv_psd
+from ..linalg import LowRank, gram_of, pinv_psd, times_of
 from ..registry import register
 from ..walker import Rule, sum_kernel, walk_merge
 
 
-def wudi_normal_equations(deltas: list[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+def wudi_normal_equations(deltas: list[torch.Tensor], factors: Optional[list[Optional[LowRank]]] = None
+                          ) -> tuple[torch.Tensor, torch.Tensor]:
     """A = Σ_t τ_tᵀτ_t/‖τ_t‖², B = Σ_t τ_t τ_tᵀτ_t/‖τ_t‖²: the loss Σ_t ‖(τ_M − τ_t)τ_tᵀ‖²/‖τ_t‖² has gradient
     2(τ_M A − B), so each Adam step costs one d_out·d_in² product whatever T is (the autograd loop of the
-    reference costs T·d_out²·d_in per step)."""
+    reference costs T·d_out²·d_in per step). ``factors``: τ_t as exact low-rank factors (LoRA adapters) or None,
+    from which τ_tᵀτ_t and τ_t(τ_tᵀτ_t) cost r·d_in·(d_in + d_out) instead of 2·d_out·d_in²."""
     a = torch.zeros(deltas[0].shape[1], deltas[0].shape[1], dtype=deltas[0].dtype, device=deltas[0].device)
     b = torch.zeros_like(deltas[0])
-    for delta in deltas:
+    for delta, f in zip(deltas, factors or [None] * len(deltas)):
         norm_sq = delta.square().sum()
         if norm_sq == 0:
             continue  # a zero task vector contributes nothing (the reference divides 0 by 0 here)
-        gram = (delta.T @ delta) / norm_sq
+        gram = gram_of(delta, f) / norm_sq
         a += gram
-        b += delta @ gram
+        b += times_of(delta, gram, f)
     return a, b
 
 
-def wudi_matrix(deltas: list[torch.Tensor], *, iters: int = 300, lr: float = 1e-5) -> torch.Tensor:
+def wudi_matrix(deltas: list[torch.Tensor], *, iters: int = 300, lr: float = 1e-5,
+                factors: Optional[list[Optional[LowRank]]] = None) -> torch.Tensor:
     """The reference protocol: Adam (lr 1e-5, β = (0.9, 0.999), ε = 1e-8) from τ_M = Σ_t τ_t, ``iters`` steps.
 
     It does not reach the minimiser (every entry moves at most ~iters·lr): WUDI as published is this
@@ -34,7 +39,7 @@ def wudi_matrix(deltas: list[torch.Tensor], *, iters: int = 300, lr: float = 1e-
     """
     if iters < 0 or lr <= 0:
         raise MethodError(f"wudi: need iters >= 0 and lr > 0, got iters={iters}, lr={lr}")
-    a, b = wudi_normal_equations(deltas)
+    a, b = wudi_normal_equations(deltas, factors)
     merged = sum_kernel(deltas)
     # Adam written out as torch.optim.Adam's single-tensor path computes it (same operations in the same
     # order, so the iterates match it bit for bit on the CPU), without the optimizer's start-up cost.
@@ -50,20 +55,26 @@ def wudi_matrix(deltas: list[torch.Tensor], *, iters: int = 300, lr: float = 1e-
     return merged
 
 
-def wudi_closed_form_matrix(deltas: list[torch.Tensor], *, ridge: float = 0.0, key: str = "") -> torch.Tensor:
+def wudi_closed_form_matrix(deltas: list[torch.Tensor], *, ridge: float = 0.0, key: str = "",
+                            factors: Optional[list[Optional[LowRank]]] = None) -> torch.Tensor:
     """Exact minimiser of the WUDI objective: τ_M A = B (a RegMean solve with Grams τ_tᵀτ_t/‖τ_t‖²).
 
     When A is singular (T·d_out < d_in, e.g. an MLP-out layer with few tasks) the minimisers form an affine
     set; this returns the one closest to WUDI's initialisation S = Σ_t τ_t: S + (B − S A) A⁺, which is where
     plain gradient descent from S converges. With A invertible it is B A⁻¹.
     """
-    a, b = wudi_normal_equations(deltas)
+    # Build A and B and solve in float64: A's spectrum spans many orders of magnitude, and where A is singular the
+    # pseudo-inverse must see its null space as zeros. A float32 A has round-off eigenvalues there (~1e-7 of the
+    # largest, far above pinv's cutoff), which it would invert: the GPU check and the LoRA benchmark found results
+    # off by O(1) that way.
+    deltas64 = [d.double() for d in deltas]
+    factors64 = None if factors is None else [None if f is None else f.double() for f in factors]
+    a, b = wudi_normal_equations(deltas64, factors64)
     if ridge:
         a = a + ridge * a.diagonal().mean() * torch.eye(a.shape[0], dtype=a.dtype, device=a.device)
-    start = sum_kernel(deltas)
-    # Solve in float64: A's spectrum spans many orders of magnitude.
-    correction = (b.double() - start.double() @ a.double()) @ pinv_psd(a.double())
-    return (start.double() + correction).to(start.dtype)
+    start = sum_kernel(deltas64)
+    correction = (b - start @ a) @ pinv_psd(a)
+    return (start + correction).to(deltas[0].dtype)
 
 
 # Official WUDI (nathanielyvo/WUDI-Merging) merges only the attention and MLP linear weights and leaves every
