@@ -574,11 +574,12 @@ def render_markdown(report: dict) -> str:
                   "reduced merge on each side. *vs f64*: each side's rel against a CPU merge computed in float64 "
                   "(`WalkOptions(compute_dtype='float64')`): how far float32 round-off moves the merge. A row past "
                   f"the tolerance still passes when the accelerator's error against float64 is at most "
-                  f"{ROUNDOFF_FACTOR:g} × the CPU's (*ok*: `round-off`)." + (f" Comparison parameters differing from the defaults: "
+                  f"{ROUNDOFF_FACTOR:g} × the CPU's (*ok*: `round-off`)."
+                  + (f" Comparison parameters differing from the defaults: "
                                                    f"`{json.dumps(options['compare_params'])}`."
                                                    if options["compare_params"] else ""),
                   "", "| suite | dtype | method | CPU s | acc. s | speed-up | max abs diff | max abs τ_M | rel | "
-                  "CPU vs f64 | acc. vs f64 | tolerance | ok |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "CPU vs f64 | acc. vs f64 | tolerance | ok |", "|" + "---|" * 13]
         for row in compared:
             c = row["compare"]
             speedup = c["cpu_s"] / c["accelerator_s"] if c["accelerator_s"] > 0 else math.inf

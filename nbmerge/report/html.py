@@ -253,7 +253,10 @@ DOCUMENTS = (("Agreement with FusionBench (peer check)", "peer_fusionbench.md"),
              ("Agreement with the official ACE-Merging code (peer check)", "peer_ace.md"),
              ("Merge memory and time (benchmark)", "memory.md"),
              ("Speed and memory against mergekit (benchmark)", "mergekit.md"),
-             ("BMM search on several workers: scaling and batched BO (benchmark)", "distributed_search.md"))
+             ("BMM search on several workers: scaling and batched BO (benchmark)", "distributed_search.md"),
+             ("LoRA experts: the low-rank route of the Gram-based methods (benchmark)", "lowrank.md"),
+             ("GPU check: every method on an H200 against the CPU", "gpu_check.md"),
+             ("GPU check: language-model merges with --device cuda", "gpu_lm_merges.md"))
 
 
 def documents_in(reports: Path, prefix: str = "") -> list[tuple[str, str]]:
