@@ -242,3 +242,47 @@ def test_merging_glue_experts_writes_a_classifier_per_task_that_matches_the_pool
                                              attention_mask=row[1:2, :int(row[1].sum())]).logits for row in x])
         torch.testing.assert_close(zoo.heads()[task].logits(features(evaluator.encoder, x)), theirs,
                                    rtol=1e-4, atol=1e-5)
+
+
+CAUSAL = {"eval_examples": 8, "max_length": 8}
+
+
+def test_an_interrupted_import_resumes_after_the_last_finished_expert(tmp_path, monkeypatch):
+    import nbmerge.pools.lm as lm_pools
+
+    data = write_fake_texts(tmp_path / "texts", ["a", "b", "c"], words=300)
+    checkpoints = write_causal_pool(tmp_path / "ck", ["a", "b", "c"])
+    real, read = lm_pools._read_model, []
+
+    def interrupted(folder, base_state=None):
+        if Path(folder).name.endswith("c"):
+            raise KeyboardInterrupt  # the third expert: killed mid-import
+        read.append(Path(folder).name)
+        return real(folder, base_state)
+    monkeypatch.setattr(lm_pools, "_read_model", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _import(tmp_path, "lm-llama-3", checkpoints, data, tasks=["a", "b", "c"], **CAUSAL)
+    assert read == ["base", "a", "b"]
+    pool = tmp_path / "cache" / "pools" / "lm-llama-3"
+    assert not (pool / "manifest.json").exists()
+
+    def counting(folder, base_state=None):
+        read.append(Path(folder).name)
+        return real(folder, base_state)
+    monkeypatch.setattr(lm_pools, "_read_model", counting)
+    read.clear()
+    _import(tmp_path, "lm-llama-3", checkpoints, data, tasks=["a", "b", "c"], **CAUSAL)
+    assert read == ["base", "c"]  # the base is read again to convert c; a and b are reused
+    resumed = json.loads((pool / "manifest.json").read_text())
+
+    # a changed expert is converted again, alone; the others and the base are reused
+    expert = next(p for p in (checkpoints).iterdir() if p.name.endswith("b")) / "model.safetensors"
+    state = __import__("nbmerge").load_state_dict(expert)
+    state = {k: v + 0.01 if v.is_floating_point() else v for k, v in state.items()}
+    __import__("nbmerge").io.save_state_dict(state, expert)
+    read.clear()
+    _import(tmp_path, "lm-llama-3", checkpoints, data, tasks=["a", "b", "c"], **CAUSAL)
+    assert read == ["base", "b"]
+    changed = json.loads((pool / "manifest.json").read_text())
+    assert changed["checksums"]["experts/b.safetensors"] != resumed["checksums"]["experts/b.safetensors"]
+    assert changed["checksums"]["experts/a.safetensors"] == resumed["checksums"]["experts/a.safetensors"]

@@ -46,7 +46,7 @@ from ..models.clip_checkpoints import image_encoder_state, load_head_file, load_
 from ..tasks.clip import load_suite_manifest, load_task_manifest, open_task
 from ..tasks.clip_heads import DEFAULT_LOGIT_SCALE, build_zeroshot_head
 from .train import Recipe
-from .zoo import Store, _environment, _link, _measure, _task_seed, cache_root, recipe_hash, store_root
+from .zoo import Built, Store, _environment, _link, _measure, _task_seed, cache_root, recipe_hash, store_root
 
 PathLike = Union[str, os.PathLike]
 FORMATS = ("open_clip", "hf")
@@ -471,7 +471,7 @@ def import_clip_pool(suite: str, checkpoints: PathLike, data_root: PathLike, *, 
     provenance_path = store.root / "sources.json"
     provenance = json.loads(provenance_path.read_text()) if provenance_path.exists() else {}
     hashes = _Hashes(provenance.setdefault("hashes", {}), checkpoints)
-    built = provenance.setdefault("artifacts", {})
+    built = Built(store, provenance_path, provenance)
 
     text_path = Path(text_model).expanduser() if text_model is not None else None
     head_origin: dict[str, str] = {}
@@ -509,12 +509,7 @@ def import_clip_pool(suite: str, checkpoints: PathLike, data_root: PathLike, *, 
     if imported_from(out, source, log):
         return out
 
-    def fresh(rel: str, key: dict) -> bool:
-        return store.has(rel) and built.get(rel) == jsonable(key)
-
-    def record(rel: str, key: dict) -> None:
-        built[rel] = jsonable(key)
-        atomic_write_text(provenance_path, json.dumps(provenance, indent=1, sort_keys=True))
+    fresh, record = built.fresh, built.record
 
     timings: dict[str, float] = {}
     torch_threads = torch.get_num_threads()

@@ -35,7 +35,7 @@ from ..models.base import ClassifierHead, IdentityHead
 from ..models.lm import LMArchitecture, backbone_prefix, conv1d_weights, head_layers
 from ..tasks import glue
 from .clip import imported_from, pool_recipe
-from .zoo import Store, _environment, _link, _measure, cache_root, recipe_hash
+from .zoo import Built, Store, _environment, _link, _measure, cache_root, recipe_hash
 
 KINDS = {"glue": "classification", "lm": "causal"}
 #: task arithmetic's λ grid on validation (the papers' range for language models; each point is a validation pass)
@@ -207,7 +207,12 @@ def import_lm_pool(suite: str, checkpoints: PathLike, data_root: PathLike, *, ta
                    base: Optional[PathLike] = None, device: str = "cpu", eval_examples: int = 500,
                    train_examples: int = 256, max_length: int = 128, ta_grid: Sequence[float] = LM_TA_GRID,
                    seed: int = 0, cache=None, log=print) -> Path:
-    """Import ``glue-<model>-<n>`` or ``lm-<model>-<n>`` and return its folder (``load_zoo`` opens it)."""
+    """Import ``glue-<model>-<n>`` or ``lm-<model>-<n>`` and return its folder (``load_zoo`` opens it).
+
+    Idempotent: a pool imported from the same sources (sha256) and settings is returned as is. Otherwise the data
+    is read again (seconds), and the converted base, experts and heads are reused where their sources are unchanged
+    and their files verify: an interrupted import resumes after the last expert it finished, and a changed expert
+    re-converts that expert alone. The measurements then run again."""
     kind, _, _ = parse_name(suite)
     out = cache_root(cache) / "pools" / suite
     if tasks is None and (out / "manifest.json").is_file():  # re-imported (a notebook's setup): keep its task list
@@ -245,6 +250,7 @@ def import_lm_pool(suite: str, checkpoints: PathLike, data_root: PathLike, *, ta
     timings["data_s"] = time.perf_counter() - start
 
     start = time.perf_counter()
+    built = Built(store, store.root / "artifacts.json")
     config = json.loads((base_path / "config.json").read_text())
     config = {k: v for k, v in config.items() if k not in ("architectures", "transformers_version", "_name_or_path",
                                                            "torch_dtype", "dtype", "id2label", "label2id")}
@@ -252,15 +258,30 @@ def import_lm_pool(suite: str, checkpoints: PathLike, data_root: PathLike, *, ta
     expected = _expected(arch)
     transposed = set(conv1d_weights(arch.config, arch.task))
     prefix = "" if kind == "lm" else backbone_prefix(arch.config) + "."
-    log(f"{suite}: reading the base {base_path}")
-    base_state = _with_prefix(_read_model(base_path), prefix, expected)
-    store.put_tensors("base.safetensors", _backbone(base_state, expected, transposed, str(base_path)))
+    base_key = {"kind": kind, "sha256": source["sha256"]["base"]}
+    base_state = None
+
+    def read_base() -> dict:
+        log(f"{suite}: reading the base {base_path}")
+        return _with_prefix(_read_model(base_path), prefix, expected)
+
+    if not built.fresh("base.safetensors", base_key):
+        base_state = read_base()
+        store.put_tensors("base.safetensors", _backbone(base_state, expected, transposed, str(base_path)))
+        built.record("base.safetensors", base_key)
     for index, (task, folder) in enumerate(experts.items(), start=1):
+        key = {"base": base_key, "sha256": source["sha256"][task], "classes": len(arrays[task]["class_names"])}
+        rels = (f"experts/{task}.safetensors", f"heads/{task}.safetensors")
+        if all(built.fresh(rel, key) for rel in rels):
+            continue
+        base_state = base_state if base_state is not None else read_base()
         log(f"{suite}: converting expert {index}/{len(tasks)} ({task}) from {folder}")
         state = _read_model(folder, base_state)
-        store.put_tensors(f"experts/{task}.safetensors", _backbone(state, expected, transposed, str(folder)))
+        store.put_tensors(rels[0], _backbone(state, expected, transposed, str(folder)))
         head = IdentityHead() if kind == "lm" else _head(state, str(folder), len(arrays[task]["class_names"]))
-        store.put_tensors(f"heads/{task}.safetensors", head.state_dict())
+        store.put_tensors(rels[1], head.state_dict())
+        for rel in rels:
+            built.record(rel, key)
     timings["experts_s"] = time.perf_counter() - start
 
     artifacts = ["base.safetensors"] + [f"{k}/{t}.safetensors" for t in tasks for k in ("heads", "experts")]

@@ -53,6 +53,7 @@ from ..errors import CacheError, CheckpointError, NbmergeError
 from ..io import (
     _atomic_write,
     atomic_write_text,
+    jsonable,
     load_state_dict,
     save_state_dict,
     sha256_file,
@@ -185,6 +186,26 @@ class Store:
     def load_arrays(self, rel: str) -> dict[str, np.ndarray]:
         with np.load(self.verify(rel), allow_pickle=False) as data:
             return {k: data[k] for k in data.files}
+
+
+class Built:
+    """Which inputs each artifact of an imported pool was built from, kept in a JSON ``document`` at ``path`` (under
+    ``section``): a step whose inputs are unchanged and whose file verifies is skipped, so an interrupted import
+    resumes where it stopped and a changed source rebuilds only what it affects."""
+
+    def __init__(self, store: Store, path: Path, document: Optional[dict] = None, section: str = "artifacts"):
+        self.store, self.path = store, path
+        if document is None:
+            document = json.loads(path.read_text()) if path.is_file() else {}
+        self.document = document
+        self.keys = document.setdefault(section, {})
+
+    def fresh(self, rel: str, key: dict) -> bool:
+        return self.store.has(rel) and self.keys.get(rel) == jsonable(key)
+
+    def record(self, rel: str, key: dict) -> None:
+        self.keys[rel] = jsonable(key)
+        atomic_write_text(self.path, json.dumps(self.document, indent=1, sort_keys=True))
 
 
 def _json_problem(exc: BaseException) -> str:
