@@ -336,3 +336,31 @@ def test_ties_density_one_keeps_every_entry(tiny64):
     expected = {k: base[k] + ties_kernel([e[k] - base[k] for e in experts], thresholds=zeros, majority=1.0)
                 for k in base}
     close(out, expected)
+
+
+@pytest.mark.parametrize("density", [0.2, 0.5, 0.9, 1e-6])
+def test_global_thresholds_equal_the_flattened_models_order_statistic(density):
+    """The radix selection of TIES' threshold gives topk_threshold's value on the flattened model, with tied
+    magnitudes, zeros, signs and float64 task vectors."""
+    from nbmerge.methods.ties import global_thresholds
+    from nbmerge.walker import ModelView, WalkOptions
+
+    generator = torch.Generator().manual_seed(3)
+    base = {"a": torch.zeros(40, 30, dtype=torch.float64), "b": torch.zeros(1000, dtype=torch.float64),
+            "c": torch.zeros(7, dtype=torch.float64)}
+    experts = []
+    for t in range(3):
+        expert = {k: torch.randn(v.shape, generator=generator, dtype=torch.float64) * 10.0 ** (t - 1)
+                  for k, v in base.items()}
+        expert["b"][:300] = 0.25  # many tied magnitudes, of either sign
+        expert["b"][300:400] = -0.25
+        expert["c"][:] = 0.0
+        experts.append(expert)
+    view = ModelView(base, experts, WalkOptions(), {})
+    keys = view.float_keys()
+    total = sum(v.numel() for v in base.values())
+    k = total - int(total * density)
+    got = global_thresholds(view, keys, k)
+    for t, expert in enumerate(experts):
+        flat = torch.cat([expert[key].reshape(-1).abs().float() for key in keys])
+        assert got[t] == topk_threshold(flat, density), t
