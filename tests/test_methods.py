@@ -364,3 +364,19 @@ def test_global_thresholds_equal_the_flattened_models_order_statistic(density):
     for t, expert in enumerate(experts):
         flat = torch.cat([expert[key].reshape(-1).abs().float() for key in keys])
         assert got[t] == topk_threshold(flat, density), t
+
+
+def test_dare_drops_in_place_without_touching_the_callers_tensors():
+    from nbmerge.methods.dare import dare_drop
+    from nbmerge.testing import random_experts, random_model
+
+    base = random_model({"a": (64, 32), "b": (100,)})
+    experts = random_experts(base, 2)
+    before = [{k: v.clone() for k, v in e.items()} for e in experts]
+    for merge in ("ta", "ties"):
+        nbmerge.merge("dare", base, experts, {"merge": merge, "p": 0.4})
+    assert all(torch.equal(e[k], b[k]) for e, b in zip(experts, before) for k in e)
+    deltas = [torch.ones(5, 5)]
+    dropped = dare_drop(deltas, key="a", p=0.5)  # the public function copies unless told otherwise
+    assert torch.equal(deltas[0], torch.ones(5, 5)) and not torch.equal(dropped[0], deltas[0])
+    assert dare_drop(deltas, key="a", p=0.5, inplace=True)[0] is deltas[0]

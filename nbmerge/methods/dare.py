@@ -16,12 +16,13 @@ DEFAULT_DENSITY = 0.2  # TIES's density when merge=ties
 
 
 def dare_drop(deltas: list[torch.Tensor], *, key: str, p: float = 0.5, rescale: bool = True, seed: int = 0,
-              tasks: list[int] | None = None) -> list[torch.Tensor]:
+              tasks: list[int] | None = None, inplace: bool = False) -> list[torch.Tensor]:
     """τ̃_t = m_t ⊙ τ_t / (1 − p), m_t ~ Bernoulli(1 − p).
 
     Each (key, task) mask comes from its own CPU generator seeded from (seed, key, task), so the masks do not
     depend on the order tensors are visited, on how often they are read (TIES reads them three times) or on
-    the device.
+    the device. ``inplace``: overwrite the given tensors (the walker's own task vectors) instead of copying them,
+    which leaves one mask-sized temporary per tensor.
     """
     if not 0.0 <= p < 1.0:
         raise MethodError(f"dare: drop rate p must be in [0, 1), got {p}")
@@ -29,10 +30,18 @@ def dare_drop(deltas: list[torch.Tensor], *, key: str, p: float = 0.5, rescale: 
     out = []
     for t, delta in zip(tasks, deltas):
         generator = torch.Generator().manual_seed(zlib.crc32(f"{seed}/{t}/{key}".encode()))
-        keep = torch.rand(delta.shape, generator=generator) >= p
-        dropped = delta * keep.to(delta.device)
-        out.append(dropped / (1.0 - p) if rescale else dropped)
+        keep = torch.rand(delta.shape, generator=generator).ge_(p).to(device=delta.device, dtype=delta.dtype)
+        dropped = delta.mul_(keep) if inplace else delta * keep
+        del keep
+        out.append(dropped.div_(1.0 - p) if rescale else dropped)
     return out
+
+
+def _drop_walked(deltas: list[torch.Tensor], *, key: str, p: float = 0.5, rescale: bool = True, seed: int = 0,
+                 tasks: list[int] | None = None) -> list[torch.Tensor]:
+    # The walker's task vectors are fresh tensors it owns: drop in place. (The walker passes a transform the
+    # parameters its signature names, so they are spelled out.)
+    return dare_drop(deltas, key=key, p=p, rescale=rescale, seed=seed, tasks=tasks, inplace=True)
 
 
 def dare_prepare(view, *, merge: str = "ta", density: float = 0.2, **_):
@@ -53,7 +62,7 @@ def dare_kernel(deltas, *, merge: str = "ta", thresholds=None, majority=None):
     return ties_kernel(deltas, thresholds=thresholds, majority=majority, merge="mean")
 
 
-RULE = Rule(matrix=None, fallback=dare_kernel, prepare=dare_prepare, transform=dare_drop)
+RULE = Rule(matrix=None, fallback=dare_kernel, prepare=dare_prepare, transform=_drop_walked)
 
 
 # Defaults: FusionBench's DARE-TA (sparsity_ratio 0.5, rescale, α = 0.3; docs/methods.md, DARE).
