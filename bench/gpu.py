@@ -56,11 +56,13 @@ from safetensors.torch import save_file
 
 from nbmerge import __version__
 from nbmerge.device import resolve_device, synchronize
-from nbmerge.io import atomic_write_text, load_state_dict
+from nbmerge.io import load_state_dict
 from nbmerge.merging import merge
 from nbmerge.methods import all_methods, get_method
 from nbmerge.testing import openclip_vit_shapes
 from nbmerge.walker import WalkOptions, is_linear_weight
+
+from .reporting import write_pair
 
 #: open_clip ``VisionTransformer`` arguments of the two image towers (open_clip's ViT-B-32 / ViT-L-14 configs)
 TOWERS = {
@@ -608,12 +610,9 @@ def render_markdown(report: dict) -> str:
 
 
 def write_report(report: dict, out: str | os.PathLike) -> None:
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     public = dict(report, shapes={name: {k: v for k, v in info.items() if not k.startswith("_")}
                                   for name, info in report["shapes"].items()})
-    atomic_write_text(out.with_name(out.name + ".json"), json.dumps(public, indent=1, default=str) + "\n")
-    atomic_write_text(out.with_name(out.name + ".md"), render_markdown(report))
+    write_pair(out, public, render_markdown(report), default=str)
 
 
 def _csv(text: str) -> list[str]:

@@ -17,7 +17,6 @@ This benchmark measures what that buys, on the same inputs, in one run:
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import shutil
@@ -29,12 +28,12 @@ from typing import Optional, Sequence
 
 import torch
 
-from nbmerge.io import atomic_write_text
 from nbmerge.linalg import LowRank
 from nbmerge.merging import merge
 from nbmerge.walker import WalkOptions
 
 from .memory import machine
+from .reporting import write_pair
 
 METHODS = {"bmm": {"gram": "task_vector"}, "wudi_closed_form": {}, "ace": {}}
 TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -193,10 +192,7 @@ def render_markdown(report: dict) -> str:
 
 
 def write_report(report: dict, out: str | os.PathLike) -> None:
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out.with_name(out.name + ".json"), json.dumps(report, indent=1) + "\n")
-    atomic_write_text(out.with_name(out.name + ".md"), render_markdown(report))
+    write_pair(out, report, render_markdown(report))
 
 
 def main(argv: Optional[list[str]] = None) -> int:

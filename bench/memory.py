@@ -30,9 +30,9 @@ from typing import Optional, Sequence
 
 import torch
 
-from nbmerge.io import atomic_write_text
 
 from .gpu import QUICK_TOWERS, TOWERS, vit_shapes, write_experts
+from .reporting import write_pair
 
 METHODS = ("average", "task_arithmetic", "ties", "tsv", "iso_cts")
 TASKS = (8, 20)
@@ -248,10 +248,7 @@ def findings(report: dict) -> list[str]:
 
 
 def write_report(report: dict, out: str | os.PathLike) -> None:
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out.with_name(out.name + ".json"), json.dumps(report, indent=1) + "\n")
-    atomic_write_text(out.with_name(out.name + ".md"), render_markdown(report))
+    write_pair(out, report, render_markdown(report))
 
 
 def main(argv: Optional[list[str]] = None) -> int:

@@ -46,7 +46,9 @@ from typing import Any, Optional
 
 import torch
 
-from nbmerge.io import SafetensorsSource, atomic_write_text
+from nbmerge.io import SafetensorsSource
+
+from .reporting import write_pair
 
 MERGEKIT_VERSION = "0.1.5"
 #: the CPU-only torch build pip finds on this machine's disk; mergekit accepts any torch >= 2.0
@@ -1031,10 +1033,7 @@ def agreement_notes(report: dict) -> list[str]:
 
 
 def write_report(report: dict, out: str | os.PathLike) -> None:
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out.with_name(out.name + ".json"), json.dumps(report, indent=1) + "\n")
-    atomic_write_text(out.with_name(out.name + ".md"), render_markdown(report))
+    write_pair(out, report, render_markdown(report))
 
 
 def main(argv: Optional[list[str]] = None) -> int:
