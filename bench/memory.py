@@ -226,9 +226,8 @@ def findings(report: dict) -> list[str]:
     notes = ["Anonymous memory (the tensors nbmerge allocates, the merged model included) grows by at most "
              + ", ".join(f"{_mb(g)} MB with {t} experts ({m}, {g / model['expert_bytes']:.1f} × one expert)"
                          for t, (g, m) in sorted(by_tasks.items()))
-             + ". The walker holds one tensor of each expert at a time; TIES' first pass also builds one "
-             "flattened model-sized |τ_t| per task (for its global top-k threshold), and the merged model stays "
-             "in memory."]
+             + ". The walker holds one tensor of each expert at a time (TIES' global top-k thresholds too: a "
+             "radix selection over the tensors, with no model-sized buffer), and the merged model stays in memory."]
     mapped = [r for r in runs if r["peak_rss_file_sampled"] - r["baseline_rss_file"] > NOT_MUCH_SMALLER
               * r["all_experts_bytes"]]
     if mapped:

@@ -970,16 +970,11 @@ def findings(report: dict) -> list[str]:
     over = [(method, s["nbmerge"]) for method, s in rows.items() if "nbmerge" in s and budget.get("budget_bytes")
             and s["nbmerge"]["peak_rss"] > budget["budget_bytes"]]
     for method, s in over:
-        why = ("TIES finds each task's threshold over the whole model (the reference code's global top-k), which "
-               f"needs |τ_t| of every parameter at once: a float32 buffer of {_gb(model.get('parameters', 0) * 4)} GB "
-               "(nbmerge fills one buffer and partitions it in place; a two-pass radix selection over the tensors "
-               "would remove it, at the price of reading the model twice more per task)"
-               if method == "ties" else
-               "the merged model (one model, which the budget allows: the output is a single shard below 5 GB, "
-               "written when complete) plus the float32 temporaries of the last and largest tensor (`lm_head`: θ₀ "
-               "and the T task vectors, then "
-               + ("their sum and the scaled sum)" if method == "task_arithmetic" else
-                  "while DARE drops entries, each task's random draw and its dropped and rescaled copies)"))
+        why = ("the merged model (one model, which the budget allows: the output is a single shard below 5 GB, "
+               "written when complete) plus the float32 temporaries of the last and largest tensor (`lm_head`: θ₀, "
+               "the T task vectors and the kernel's result"
+               + (", and DARE's mask of each task while it drops entries" if method == "dare_ties" else "")
+               + "; TIES' global thresholds hold no model-sized buffer: a radix selection over the tensors)")
         out.append(f"Memory, {method}: nbmerge peaks at {_gb(s['peak_rss'])} GB against a budget of "
                    f"{_gb(budget['budget_bytes'])} GB: {why}.")
     for method, s in rows.items():

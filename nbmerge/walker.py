@@ -546,6 +546,10 @@ def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable,
             merged_parts = merged.split([b.shape[0] for b in base_tensors], dim=0)
         else:
             merged_parts = [_call(fallback, deltas_per_key[0], fallback_accepts, extras, unit_params)]
+        # The task vectors are done with: drop them before θ₀ + scale·τ allocates (the largest tensor's peak is
+        # then θ₀, the T task vectors and the kernel's result, not those plus the scaled sum).
+        del deltas_per_key, extras
+        blocks = None
         for k, base_t, tau in zip(unit.keys, base_tensors, merged_parts):
             if not all_finite(tau):
                 raise NumericalError(f"merged task vector for {k!r} is not finite "
