@@ -345,6 +345,8 @@ PLAN: dict[str, Plan] = {
                                         "marked ray)"),
     "python -m bench.gpu --out reports/gpu_check": Plan("help", "needs a GPU; minutes"),
     "python -m bench.memory --out reports/memory": Plan("help", "merges 20 ViT-B/32-sized experts: minutes"),
+    "python -m bench.lowrank": Plan("help", "merges LoRA adapters over a Llama of 2 layers, both routes: minutes "
+                                            "(tests/test_bench_lowrank.py runs it at toy widths)"),
     "make peer-fusionbench": Plan("make", "installs FusionBench into its own venv (1.8 GB, 40 min)"),
     # -- reports and notebooks
     "nbmerge report": Plan("dry-run", _REPORT_SLOW),
