@@ -947,7 +947,6 @@ def findings(report: dict) -> list[str]:
     """What the numbers say about the targets (computed from the report, for the full-size run and --quick alike)."""
     out = []
     rows = {row["method"]: row.get("summary", {}) for row in report.get("methods", [])}
-    model = report.get("model", {})
     ta = rows.get("task_arithmetic", {})
     nb = ta.get("nbmerge")
     if nb and "bandwidth_fraction" in nb:
