@@ -32,8 +32,7 @@ from nbmerge.linalg import LowRank
 from nbmerge.merging import merge
 from nbmerge.walker import WalkOptions
 
-from .memory import machine
-from .reporting import write_pair
+from .reporting import machine, write_pair
 
 METHODS = {"bmm": {"gram": "task_vector"}, "wudi_closed_form": {}, "ace": {}}
 TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")

@@ -14,12 +14,9 @@ state dict out, kept in memory as a notebook would): the claim under test is pea
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -32,7 +29,7 @@ import torch
 
 
 from .gpu import QUICK_TOWERS, TOWERS, vit_shapes, write_experts
-from .reporting import write_pair
+from .reporting import machine, write_pair
 
 METHODS = ("average", "task_arithmetic", "ties", "tsv", "iso_cts")
 TASKS = (8, 20)
@@ -108,25 +105,6 @@ def run_child(method: str, base: Path, experts: Sequence[Path]) -> dict:
 
 
 # -- the parent ---------------------------------------------------------------------------------------------------
-
-def machine() -> dict:
-    info = {"host": socket.gethostname(), "platform": platform.platform(), "machine": platform.machine(),
-            "processor": platform.processor(), "cpu_count": os.cpu_count(), "python": platform.python_version(),
-            "torch": torch.__version__, "nbmerge": __import__("nbmerge").__version__,
-            "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
-            "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")}
-    try:
-        import safetensors
-        info["safetensors"] = safetensors.__version__
-    except (ImportError, AttributeError):
-        pass
-    try:
-        with open("/proc/meminfo") as handle:
-            info["mem_total"] = int(handle.readline().split()[1]) * 1024
-    except OSError:
-        pass
-    return info
-
 
 def run_memory(out: str | os.PathLike, *, methods: Sequence[str] = METHODS, tasks: Sequence[int] = TASKS,
                quick: bool = False, workdir: Optional[str | os.PathLike] = None, seed: int = 0,

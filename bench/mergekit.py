@@ -26,13 +26,10 @@ What one run does:
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import math
 import os
-import platform
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -48,7 +45,8 @@ import torch
 
 from nbmerge.io import SafetensorsSource
 
-from .reporting import write_pair
+from .peers import install_pinned_venv
+from .reporting import machine, write_pair
 
 MERGEKIT_VERSION = "0.1.5"
 #: the CPU-only torch build pip finds on this machine's disk; mergekit accepts any torch >= 2.0
@@ -266,19 +264,8 @@ def mergekit_command(mergekit_yaml: str, config_path: str, out: str) -> list[str
 
 def ensure_mergekit(peer_dir: Path) -> Path:
     """The venv with mergekit (made on first use: torch pinned to the local CPU build, then mergekit)."""
-    venv = peer_dir / f"mergekit-{MERGEKIT_VERSION}"
-    marker = venv / ".nbmerge-installed"
-    if marker.exists():
-        return venv
-    print(f"installing mergekit {MERGEKIT_VERSION} into {venv} (a few minutes, ~1.6 GB)", flush=True)
-    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
-    constraint = venv / "constraints.txt"
-    constraint.write_text(f"torch=={PEER_TORCH}\n")
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "-c", str(constraint)]
-    subprocess.run(pip + [f"torch=={PEER_TORCH}"], check=True)
-    subprocess.run(pip + [f"mergekit=={MERGEKIT_VERSION}"], check=True)
-    marker.write_text("ok\n")
-    return venv
+    return install_pinned_venv(peer_dir / f"mergekit-{MERGEKIT_VERSION}", PEER_TORCH,
+                               f"mergekit=={MERGEKIT_VERSION}", "a few minutes, ~1.6 GB")
 
 
 def mergekit_versions(venv: Path) -> dict:
@@ -542,24 +529,6 @@ def compare_outputs(method: str, base: str, experts: Sequence[str], ours: str, t
 
 
 # -- the run ----------------------------------------------------------------------------------------------------
-
-def machine() -> dict:
-    info = {"host": socket.gethostname(), "platform": platform.platform(), "cpu_count": os.cpu_count(),
-            "python": platform.python_version(), "torch": torch.__version__, "torch_threads": torch.get_num_threads(),
-            "nbmerge": __import__("nbmerge").__version__, "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
-            "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")}
-    try:
-        import safetensors
-        info["safetensors"] = safetensors.__version__
-    except (ImportError, AttributeError):
-        pass
-    try:
-        with open("/proc/meminfo") as handle:
-            info["mem_total"] = int(handle.readline().split()[1]) * 1024
-    except OSError:
-        pass
-    return info
-
 
 def _child_env(python_path: Optional[str] = None, threads: Optional[int] = None) -> dict:
     """The environment of a measured command: offline, PYTHONPATH only where given, the same threads for both."""

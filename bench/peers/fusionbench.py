@@ -28,26 +28,17 @@ from nbmerge.io import atomic_write_text, load_state_dict, save_state_dict
 from nbmerge.testing import openclip_vit_shapes, random_experts, random_model
 from nbmerge.walker import WalkOptions
 
+from . import install_pinned_venv
+
 FUSIONBENCH_VERSION = "0.2.33"
 PEER_TORCH = "2.13.0"  # the CPU build on local disk; fusion-bench resolves next to it (docs/environment.md)
 SIDE_SCRIPT = Path(__file__).with_name("fusionbench_side.py")
 
 
 def ensure_peer_venv(peer_dir: Path) -> Path:
-    venv = peer_dir / f"fusionbench-{FUSIONBENCH_VERSION}"
-    python = venv / "bin" / "python"
-    marker = venv / ".nbmerge-installed"
-    if marker.exists():
-        return python
-    print(f"installing fusion-bench {FUSIONBENCH_VERSION} into {venv} (about 2 minutes, 1.8 GB)", flush=True)
-    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
-    constraint = venv / "constraints.txt"
-    constraint.write_text(f"torch=={PEER_TORCH}\n")
-    pip = [str(python), "-m", "pip", "install", "-q", "-c", str(constraint)]
-    subprocess.run(pip + [f"torch=={PEER_TORCH}"], check=True)
-    subprocess.run(pip + [f"fusion-bench=={FUSIONBENCH_VERSION}"], check=True)
-    marker.write_text("ok\n")
-    return python
+    venv = install_pinned_venv(peer_dir / f"fusionbench-{FUSIONBENCH_VERSION}", PEER_TORCH,
+                               f"fusion-bench=={FUSIONBENCH_VERSION}", "about 2 minutes, 1.8 GB")
+    return venv / "bin" / "python"
 
 
 def make_inputs(work: Path, width: int, layers: int, tasks: int, seed: int) -> None:
