@@ -47,3 +47,36 @@ def test_cited_docs_pages_exist():
     missing = {name: str(where) for name, where in cited.items() if not (REPO / "docs" / name).is_file()}
     assert not missing, f"docs pages cited but missing: {missing}"
     assert {"methods.md", "environment.md", "zoo.md"} <= set(cited)
+
+
+def _profile_table(text: str) -> dict[tuple[str, str], object]:
+    """(notebook, parameter) → value of docs/protocol.md's default-profile table (values in YAML)."""
+    import yaml
+
+    block = text.split("<!-- default-profile -->", 1)[1].split("<!-- /default-profile -->", 1)[0]
+    out = {}
+    for line in block.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or cells[0] in ("notebook", "") or set(cells[0]) <= {"-"}:
+            continue
+        out[(cells[0], cells[1].strip("`"))] = yaml.safe_load(cells[2].strip("`"))
+    return out
+
+
+def test_protocol_page_states_the_default_profile_exactly():
+    """docs/protocol.md's table of the default profile is notebooks/parameters/default.yaml, key for key: what the
+    page says the published run used is what it used."""
+    import yaml
+
+    profile = yaml.safe_load((REPO / "notebooks" / "parameters" / "default.yaml").read_text())
+    shared = profile.pop("all", {})
+    expected = {}
+    for notebook, params in profile.items():
+        for key, value in {**shared, **(params or {})}.items():
+            if key not in ("device", "seed"):
+                expected[(notebook, key)] = value
+    documented = _profile_table((REPO / "docs" / "protocol.md").read_text())
+    assert documented == expected, {
+        "missing from docs/protocol.md": sorted(set(expected) - set(documented)),
+        "not in default.yaml": sorted(set(documented) - set(expected)),
+        "different": sorted(k for k in set(expected) & set(documented) if expected[k] != documented[k])}

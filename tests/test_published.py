@@ -13,9 +13,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLISHED = ROOT / "reports" / "published"
-CLAIM_IDS = {*(f"A{i}" for i in range(1, 6)), *(f"B{i}" for i in range(1, 7)), *(f"P{i}" for i in range(1, 4)),
-             *(f"T{i}" for i in range(1, 8))}
-VERDICTS = {"held", "did not hold", "not tested"}
+# every claim of the three papers (and the tour's), by its unique id; "…s" rows are our stricter reading of a claim
+CLAIM_IDS = {"A1", "A2a", "A2b", "A3", "A4", "A4s", "A5a", "A5b", "B1a", "B1b", "B1c", "B1cs", "B2", "B3", "B3s",
+             "B4a", "B4b", "B5a", "B5b", "B6", "B6s", "P2", "P3", *(f"T{i}" for i in range(1, 8))}
+VERDICTS = {"held", "contradicted", "inconclusive", "not tested"}
 MAX_BYTES = 25 * 2**20
 
 
@@ -83,6 +84,8 @@ def test_the_index_lists_every_claim_with_a_verdict(run, index):
     recorded = [c for name in (r["name"] for r in run["reports"])
                 for c in json.loads((PUBLISHED / name / "metrics.json").read_text()).get("claims", [])]
     assert sorted((c["id"], c["verdict"]) for c in recorded) == sorted(claims)
+    assert len({c["id"] for c in recorded}) == len(recorded), "claim ids repeat"
+    assert {c["id"] for c in recorded if c["id"].startswith("P1")}, "P1 (or P1a/P1b) is missing"
     for c in recorded:
         if c["verdict"] != "not tested":
             assert c["ours"] not in ("", "—"), f"{c['id']} has a verdict but no number of ours"
@@ -110,3 +113,51 @@ def test_formulas_render_from_the_published_copy_of_mathjax():
         for src in sources:
             assert (page.parent / src).resolve().is_relative_to(PUBLISHED.resolve()), (page.name, src)
             assert (page.parent / src).is_file(), (page.name, src)
+
+
+def _expected_outcome(claim: dict) -> str:
+    """The outcome a claim's own interval and threshold give (written out here, independently of the package)."""
+    lo, hi = claim["interval"]
+    threshold = claim["threshold"]
+    if isinstance(threshold, list):
+        low, high = threshold
+        if low < lo and hi < high:
+            return "held"
+        return "contradicted" if (lo >= high or hi <= low) else "inconclusive"
+    if lo > threshold:
+        return "held"
+    effect = claim.get("effect")
+    if hi <= threshold or (effect is not None and effect > threshold and hi < effect):
+        return "contradicted"
+    return "inconclusive"
+
+
+def test_every_outcome_follows_from_its_interval_and_threshold(run):
+    """Item 6 of the verdict protocol: every decided claim carries estimate, interval, threshold, mde, outcome and
+    reading, and its outcome is the one its interval and threshold give; an inconclusive claim says what it could
+    have detected; no claim is decided "did not hold"."""
+    recorded = [c for name in (r["name"] for r in run["reports"])
+                for c in json.loads((PUBLISHED / name / "metrics.json").read_text()).get("claims", [])]
+    assert recorded
+    for c in recorded:
+        for key in ("estimate", "interval", "threshold", "mde", "outcome", "reading"):
+            assert key in c, (c["id"], key)
+        assert c["outcome"] == c["verdict"] and c["outcome"] in VERDICTS, c["id"]
+        assert c["reading"] in ("paper", "strict"), c["id"]
+        if c["outcome"] == "not tested":
+            assert c["evidence"], c["id"]
+            continue
+        lo, hi = c["interval"]
+        assert lo <= hi and c["estimate"] is not None, c["id"]
+        assert c["outcome"] == _expected_outcome(c), (c["id"], c["outcome"], c["interval"], c["threshold"])
+        if c["outcome"] == "inconclusive":
+            assert c["mde"] is not None and c["mde"] > 0, c["id"]
+
+
+def test_every_figure_has_alt_text():
+    for page in PUBLISHED.glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        for tag in re.findall(r"<img\b[^>]*>", text):
+            alt = re.search(r'alt="([^"]*)"', tag)
+            assert alt and alt.group(1).strip() and "No description has been provided" not in alt.group(1), \
+                (page.name, tag[:120])

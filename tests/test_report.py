@@ -9,7 +9,7 @@ import pytest
 
 from nbmerge.cli import main
 from nbmerge.errors import NbmergeError
-from nbmerge.report.browser import check_pages, visit
+from nbmerge.report.browser import check_pages, page_problems, visit
 from nbmerge.report.pipeline import Options, discover, notebook_parameters, parse_value, resolve_parameters, run_reports
 
 REPO = Path(__file__).resolve().parents[1]
@@ -17,10 +17,14 @@ REPO = Path(__file__).resolve().parents[1]
 GOOD_CELLS = [
     ("markdown", r"# A good report" "\n\nInline math $\\tau_t = \\theta_t - \\theta_0$ and display $$\\sum_t \\tau_t.$$"),
     ("parameters", 'scale = 2.0\nsmoke = False\nlabel = "x"'),
-    ("code", "%matplotlib inline\nimport matplotlib.pyplot as plt\nplt.plot([0, 1], [0, scale]);"),
+    ("code", "%matplotlib inline\nimport matplotlib.pyplot as plt\nfrom nbmerge.experiments.common import figure\n"
+             "fig, ax = plt.subplots()\nax.plot([0, 1], [0, scale])\n"
+             "figure(fig, 'a straight line from (0, 0) to (1, scale): the scale parameter as a slope')"),
     ("code", "from nbmerge.experiments.common import claim, finish\n"
-             "claims = [claim('twice one is two', 'arithmetic', 2 * 1 == 2, 'computed'),\n"
-             "          claim('the answer is untested', 'nowhere', None, 'no data')]\n"
+             "from nbmerge.verdicts import decide\n"
+             "claims = [claim('twice one is two', 'arithmetic', decide(2.0, interval=[1.5, 2.5], threshold=1.0),\n"
+             "                'computed', id='X1'),\n"
+             "          claim('the answer is untested', 'nowhere', None, 'no data', id='X2')]\n"
              "finish('good', headline={'name': 'scaled', 'value': scale * 21, 'format': '{:.1f}'},\n"
              "       metrics={'value': scale * 21, 'smoke': smoke}, claims=claims, config={'scale': scale})"),
 ]
@@ -153,6 +157,21 @@ def test_reports_render_offline_in_a_real_browser(runs, tmp_path):
     assert shot.stat().st_size > 10_000
     index = visit(out / "index.html", screenshot=tmp_path / "index.png")
     assert index.network_requests == [] and f'runs/{second["id"]}/good.html' in index.facts["links"]
+
+
+def test_browser_check_fails_a_figure_without_alt_text(runs, tmp_path):
+    """Every figure says what it shows: the rendered page carries the alt text, and a page whose image has none (or
+    nbconvert's placeholder) is a problem of the page."""
+    out, _, _, second = runs
+    page = out / "runs" / second["id"] / "good.html"
+    assert "the scale parameter as a slope" in page.read_text()
+    assert not [p for p in page_problems(visit(page)) if "alt text" in p]
+    pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+    bare = tmp_path / "bare.html"
+    bare.write_text(f'<html><body><img src="data:image/png;base64,{pixel}">'
+                    f'<img src="data:image/png;base64,{pixel}" alt="No description has been provided for this image">'
+                    "</body></html>")
+    assert any("2 of 2 figures have no alt text" in p for p in page_problems(visit(bare)))
 
 
 def test_browser_check_sees_network_requests(tmp_path):

@@ -54,14 +54,44 @@ def finish(name: str, *, headline: dict, metrics: dict, claims: Sequence[Claim] 
     if not {"name", "value"} <= set(headline):
         raise NbmergeError("headline needs a name and a value")
     record = {"notebook": name, "headline": headline, "metrics": metrics,
-              "claims": [asdict(c) for c in claims], "parameters": config,
+              "claims": [c.to_dict() for c in claims], "parameters": config,
               "fingerprint": fingerprint(device, seed)}
     record = jsonable(record)
     atomic_write_text(Path(out), json.dumps(record, indent=1, sort_keys=True))
     print("environment:", json.dumps(record["fingerprint"], indent=1))
+    ids = [c["id"] for c in record["claims"] if c["id"]]
+    if len(ids) != len(set(ids)):
+        raise NbmergeError(f"claim ids must be unique within a report: {sorted(ids)}")
     for c in record["claims"]:
-        print(f"[{c['verdict']}] {c['claim']} — {c['evidence']}")
+        print(f"[{c['verdict']}] {c['id']} {c['claim']} — {c['evidence']}")
     return record
+
+
+NO_ALT = "No description has been provided for this image"   # nbconvert's placeholder: never on a report
+
+
+def figure(fig, alt: str, dpi: int = 110):
+    """Show a matplotlib figure in the notebook with ``alt`` as its description (the ``alt`` text of the image on
+    the HTML page), then close it so that the inline backend does not show it a second time. ``alt`` says what the
+    figure shows (axes, what is compared, what to read from it), not what it is called."""
+    import base64
+    import html
+    import io
+
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    if not isinstance(alt, str) or len(alt.strip()) < 20 or NO_ALT in alt:
+        raise NbmergeError(f"a figure needs alt text saying what it shows (got {alt!r})")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    text = " ".join(alt.split())
+    # an <img> with its alt attribute (nbconvert's templates drop an image/png output's alt metadata); the plain-text
+    # form is the description itself
+    display({"text/html": f'<img src="data:image/png;base64,{data}" alt="{html.escape(text, quote=True)}" '
+                          'style="max-width: 100%">', "text/plain": text}, raw=True)
 
 
 def table(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, formats: Optional[dict] = None,

@@ -47,6 +47,9 @@ _PAGE_FACTS = """(() => {
       .map(e => e.textContent.trim()).slice(0, 5),
     images: imgs.length,
     images_decoded: imgs.filter(i => i.complete && i.naturalWidth > 0).length,
+    // a figure without a description: no alt, an empty one, or nbconvert's placeholder
+    images_without_alt: imgs.filter(i => !(i.getAttribute('alt') || '').trim()
+      || (i.getAttribute('alt') || '').includes('No description has been provided')).length,
     links: Array.from(document.links).map(a => a.getAttribute('href')),
     text_length: text.length,
   });
@@ -189,6 +192,9 @@ def page_problems(visit_result: PageVisit) -> list[str]:
         problems.append(f"TeX errors: {facts['tex_errors'][:3]}")
     if facts.get("images_decoded", 0) != facts.get("images", 0):
         problems.append(f"{facts['images'] - facts['images_decoded']} of {facts['images']} images did not load")
+    if facts.get("images_without_alt", 0):
+        problems.append(f"{facts['images_without_alt']} of {facts['images']} figures have no alt text saying what "
+                        "they show")
     return problems
 
 

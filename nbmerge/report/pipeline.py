@@ -177,7 +177,8 @@ def _failure_message(err: Exception) -> str:
 
 
 def read_metrics(path: Path) -> dict:
-    """The notebook's ``metrics.json``, checked: a headline and claims with one of the three verdicts."""
+    """The notebook's ``metrics.json``, checked: a headline and claims with one of the four outcomes, each decided
+    claim with the numbers its outcome follows from (:func:`check_claim`)."""
     if not path.exists():
         raise NbmergeError(f"the notebook did not write {path.name} (its last cell must call nbmerge's finish())")
     try:
@@ -188,7 +189,42 @@ def read_metrics(path: Path) -> dict:
         if claim.get("verdict") not in VERDICTS:
             raise NbmergeError(f"{path}: claim {claim.get('claim')!r} has verdict {claim.get('verdict')!r}; "
                                f"expected one of {VERDICTS}")
+        problem = check_claim(claim)
+        if problem:
+            raise NbmergeError(f"{path}: claim {claim.get('id')!r}: {problem}")
     return metrics
+
+
+def check_claim(claim: dict) -> "str | None":
+    """Why a recorded claim's outcome does not follow from its interval and threshold (None when it does)."""
+    from ..verdicts import OUTCOMES
+
+    outcome = claim.get("outcome")
+    if outcome not in OUTCOMES or outcome != claim.get("verdict"):
+        return f"outcome {outcome!r} (verdict {claim.get('verdict')!r})"
+    if not claim.get("id"):
+        return "no id"
+    if outcome == "not tested":
+        return None if (claim.get("evidence") or claim.get("why")) else "not tested without a reason"
+    interval, threshold, estimate = claim.get("interval"), claim.get("threshold"), claim.get("estimate")
+    if not (isinstance(interval, list) and len(interval) == 2 and estimate is not None and threshold is not None):
+        return "a decided claim needs estimate, interval [lo, hi] and threshold"
+    lo, hi = interval
+    if not lo <= hi:
+        return f"interval {interval} is not ordered"
+    if isinstance(threshold, list):
+        expected = ("held" if lo > threshold[0] and hi < threshold[1] else
+                    "contradicted" if lo >= threshold[1] or hi <= threshold[0] else "inconclusive")
+    else:
+        effect = claim.get("effect")
+        expected = ("held" if lo > threshold else
+                    "contradicted" if hi <= threshold or (effect is not None and effect > threshold and hi < effect)
+                    else "inconclusive")
+    if expected != outcome:
+        return f"outcome {outcome!r} does not follow from interval {interval} and threshold {threshold} ({expected!r})"
+    if claim.get("reading") not in ("paper", "strict"):
+        return f"reading {claim.get('reading')!r}"
+    return None
 
 
 class _Stop(BaseException):
