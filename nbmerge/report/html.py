@@ -97,6 +97,7 @@ tr.failed td { background: #fff0f0; }
 .params, .evidence { font-family: ui-monospace, monospace; font-size: 0.85em; color: #444; }
 .error { font-family: ui-monospace, monospace; white-space: pre-wrap; color: #a00; }
 ul.claims { margin: 0; padding-left: 1.1em; }
+details summary { cursor: pointer; color: #555; font-size: 0.85em; }
 """
 
 
@@ -122,9 +123,10 @@ def _claims_cell(claims: list[dict]) -> str:
     items = []
     for claim in claims:
         verdict = claim.get("verdict", "not tested")
-        evidence = f'<br><span class="evidence">{_esc(claim["evidence"])}</span>' if claim.get("evidence") else ""
+        evidence = (f'<details><summary>evidence</summary><span class="evidence">{_esc(claim["evidence"])}</span>'
+                    "</details>" if claim.get("evidence") else "")
         items.append(f'<li><span class="verdict {verdict.replace(" ", "-")}">{_esc(verdict)}</span> '
-                     f'{_esc(claim.get("claim", ""))}{evidence}</li>')
+                     f'{_esc(claim.get("id", ""))} {_esc(claim.get("claim", ""))}{evidence}</li>')
     return f'<ul class="claims">{"".join(items)}</ul>'
 
 
@@ -188,7 +190,7 @@ def _decision_cell(claim: dict) -> str:
         parts.append(f"detectable ≥ {claim['mde']:.3g} {claim.get('unit') or ''}".rstrip())
     if claim.get("n_needed"):
         parts.append(f"~{claim['n_needed']:,} test examples to decide")
-    return "<br>".join(_esc(p) for p in parts) or "—"
+    return "; ".join(_esc(p) for p in parts) or "—"
 
 
 def _claims_table(run: dict, link_prefix: str) -> str:
@@ -205,14 +207,13 @@ def _claims_table(run: dict, link_prefix: str) -> str:
         reading = claim.get("reading") or "paper"
         holm = {True: "survives", False: "does not survive", None: "—"}[claim.get("holm")]
         setting = claim.get("setting") or claim.get("suite") or ""
+        fold = (f'<details><summary>evidence</summary><span class="evidence">source: {_esc(claim.get("source", ""))}'
+                f'<br>ours: {_esc(setting) or "—"}<br>decision: {_decision_cell(claim)}<br>'
+                f'{_esc(claim.get("evidence", ""))}</span></details>')
         body.append(
-            f'<tr><td>{_esc(claim.get("id", ""))}</td><td>{_esc(claim.get("claim", ""))}'
-            f'<br><span class="evidence">{_esc(claim.get("source", ""))}</span></td>'
-            f'<td>{_esc(reading)}</td>'
-            f'<td>{_esc(claim.get("paper", "")) or "—"}</td>'
-            f'<td>{_esc(claim.get("ours", "")) or "—"}<br><span class="evidence">ours: {_esc(setting) or "—"}; '
-            f'{_esc(claim.get("evidence", ""))}</span></td>'
-            f'<td>{_decision_cell(claim)}</td>'
+            f'<tr><td>{_esc(claim.get("id", ""))}</td><td>{_esc(claim.get("claim", ""))}{fold}</td>'
+            f'<td>{_esc(reading)}</td><td>{_esc(claim.get("paper", "")) or "—"}</td>'
+            f'<td>{_esc(claim.get("ours", "")) or "—"}</td>'
             f'<td><span class="verdict {verdict.replace(" ", "-")}">{_esc(verdict)}</span></td><td>{_esc(holm)}</td>'
             f'<td>{where}</td></tr>')
     counts = {v: sum(c.get("verdict") == v for c, _ in rows) for v in VERDICTS}
@@ -231,7 +232,7 @@ def _claims_table(run: dict, link_prefix: str) -> str:
             "(e.g. ViT-L/14, absolute accuracy); ours are on the embedded zoo (e.g. text8: 8 text tasks on MiniLM, "
             "normalized accuracy): compare directions and sizes, not the numbers.</p>"
             '<table class="claims-table"><thead><tr><th>id</th><th>claim</th><th>reading</th>'
-            "<th>paper (its setting)</th><th>ours (95% interval)</th><th>decision</th><th>outcome</th><th>Holm</th>"
+            "<th>paper (its setting)</th><th>ours (95% interval)</th><th>outcome</th><th>Holm</th>"
             f'<th>report</th></tr></thead><tbody>{"".join(body)}</tbody></table>')
 
 
