@@ -272,3 +272,33 @@ def holm(p_values: Sequence[Optional[float]], level: float = 1 - LEVEL) -> list[
         rejecting = rejecting and p <= level / (m - rank)
         out[i] = rejecting
     return out
+
+
+def _room(d: Decision) -> float:
+    """How far a decision's interval sits past what the claim needs (negative: short of it)."""
+    lo, hi = d.interval
+    if isinstance(d.threshold, (list, tuple)):
+        return min(lo - d.threshold[0], d.threshold[1] - hi)
+    return lo - d.threshold
+
+
+def combine(parts: Mapping[str, Decision], what: str = "part", reading: Optional[str] = None) -> Decision:
+    """One decision for a claim that needs every part (each anchor, baseline, suite; accuracy and time): held
+    when every part held; contradicted when any part is; inconclusive when none is but some part is inconclusive;
+    not tested when no part could be tested, or when every tested part held but some could not be tested (the claim
+    is then undecided). The numbers are the least favourable tested part's, so that the outcome always follows from
+    the decision's own interval and threshold; ``why`` names that part and the untested ones."""
+    from dataclasses import replace
+
+    tested = {k: d for k, d in parts.items() if d.outcome != "not tested"}
+    untested = [f"{k}: {d.why}" for k, d in parts.items() if d.outcome == "not tested"]
+    reading = reading or next((d.reading for d in parts.values()), "paper")
+    if not tested:
+        return not_tested("; ".join(untested) or f"no {what} to compare", reading)
+    rank = {"contradicted": 0, "inconclusive": 1, "held": 2}
+    worst = min(tested, key=lambda k: (rank[tested[k].outcome], _room(tested[k])))
+    if all(d.outcome == "held" for d in tested.values()) and untested:
+        return not_tested(f"{'; '.join(untested)} (every other {what} held)", reading)
+    why = "; ".join(x for x in [tested[worst].why, f"least favourable {what}: {worst}"]
+                    + ([f"not tested: {'; '.join(untested)}"] if untested else []) if x)
+    return replace(tested[worst], reading=reading, why=why)

@@ -3,14 +3,16 @@ tables and headline. The claims are in :mod:`.bmm_benchmark_claims`, the figures
 
 BMM is Bayesian Model Merging (Li, Han, Su, Ji; arXiv 2605.12843). The notebook drives the library:
 ``nbmerge.tune.anchors`` (the suite's trial cache, each anchor's α* on validation, one seeded search) and
-``nbmerge.tune.benchmark`` (BMM over every anchor, variant and seed, each compared with its anchor by a paired
-interval). Nothing here re-implements the merge, the search or the comparison.
+``nbmerge.tune.benchmark`` (BMM over every anchor, seed and variant, each seed on its own validation subset); the
+claims compare BMM with each anchor by one interval over seeds × test examples (``nbmerge.verdicts``). Nothing here re-implements the merge, the search or the comparison.
 
 * **Anchors are tuned like every other method** (``protocol.tune_method`` over ``protocol.SCALE_GRID`` on the
   validation subset, the recipes the ACE notebook and the tour use); BMM's prior mean is that α*-tuned anchor.
 * **BMM's assembly scale s** is ablated (``with_scale=False``: s = 1) or searched and given to the anchor too.
-* **"Beats"** means the paired bootstrap 95% interval of normalized test accuracy (BMM − comparator) lies above 0
-  (``protocol.beats``), at every search seed, combined by ``protocol.over_seeds``.
+* **Seeds**: each search seed draws its own validation subset (the lab's subset seed = the search seed), tunes every
+  anchor's α* on it and runs its searches on it, so the validation noise is part of the spread over seeds.
+* **"Beats"** is one interval over seeds × test examples (``nbmerge.verdicts.compare``, a hierarchical bootstrap)
+  of BMM − comparator in normalized test accuracy: four outcomes (held, contradicted, inconclusive, not tested).
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ from statistics import mean
 from typing import Optional
 
 from .. import protocol
+from ..metrics import relative_gain
 from ..device import resolve_device
 from ..errors import NbmergeError
 from ..tune.anchors import VARIANT_NAMES, VARIANTS, anchor_needs_grams, check_anchor, open_lab, search_seconds
 from ..tune.benchmark import SuiteResult, bmm_over_anchors
-from .bmm_common import check_search_settings, fmt_interval
+from .bmm_common import check_search_settings
 from .common import check_config
 
 ANCHORS = ("task_arithmetic", "ties", "tsv", "iso_cts", "wudi", "regmean")      # the paper's plug-in anchors
@@ -38,7 +41,7 @@ class BenchmarkConfig:
     suite: str                      # B1 is read on this suite (must be in suites)
     suites: tuple                   # B2 needs several (text8/14/20: the paper profile)
     device: str
-    seed: int                       # first search seed (seeds seed .. seed+search_seeds-1); the validation subset's
+    seed: int                       # first search seed (seeds seed .. seed+search_seeds-1); each seed's val subset
     smoke: bool
     anchors: tuple
     variants: tuple                 # data (data-assisted) and/or free (data-free)
@@ -87,12 +90,12 @@ def as_dict(config) -> dict:
 
 
 def benchmark(config: BenchmarkConfig, log=print) -> dict[str, SuiteResult]:
-    """Per suite: every anchor tuned on validation, then BMM on it per variant and search seed, each compared with
-    its anchor by a paired interval (``tune.benchmark.bmm_over_anchors``)."""
+    """Per suite and search seed (each on its own validation subset): every anchor tuned on it, then BMM on it per
+    variant (``tune.benchmark.bmm_over_anchors``)."""
     out = {}
     for suite in config.suites:
         lab = open_lab(suite, cache=config.cache, device=config.device, val_examples=config.val_examples,
-                       seed=config.seed)
+                       seed=config.seeds[0])
         out[lab.suite] = bmm_over_anchors(lab, config.anchors, config.variants, config.seeds,
                                           wudi_steps=config.wudi_steps, log=log, **config.search_settings())
     return out
@@ -101,9 +104,10 @@ def benchmark(config: BenchmarkConfig, log=print) -> dict[str, SuiteResult]:
 # ----------------------------------------------------------------------------------------------------- tables
 
 def anchor_rows(results: dict[str, SuiteResult]) -> list[dict]:
-    return [{"suite": r.suite, "anchor": a.name, "α*": a.alpha, "val (subset)": a.val_accuracy,
+    """Each anchor at each seed's validation-chosen α (each seed tunes on its own validation subset)."""
+    return [{"suite": r.suite, "anchor": a.name, "seed": seed, "α*": a.alpha, "val (subset)": a.val_accuracy,
              "test": a.test.mean_accuracy(), "normalized": a.test.normalized(r.expert)}
-            for r in results.values() for a in r.anchors.values()]
+            for r in results.values() for per in r.anchors.values() for seed, a in per.items()]
 
 
 def run_rows(results: dict[str, SuiteResult]) -> list[dict]:
@@ -111,42 +115,51 @@ def run_rows(results: dict[str, SuiteResult]) -> list[dict]:
     rows = []
     for r in results.values():
         for run in r.runs:
-            anchor = r.anchors[run.anchor]
+            anchor = run.anchor_run
             t = run.tuning
             rows.append({
                 "suite": r.suite, "tasks": len(r.tasks), "anchor": run.anchor, "variant": run.variant,
                 "seed": run.seed, "gram": t.settings["gram"], "anchor_uses_data": anchor_needs_grams(run.anchor),
                 "alpha": anchor.alpha, "anchor_test": anchor.test.mean_accuracy(),
-                "anchor_normalized": anchor.test.normalized(r.expert), "bmm_val": t.val_accuracy,
-                "bmm_test": run.test.mean_accuracy(), "bmm_normalized": run.test.normalized(r.expert),
-                "relative_gain": run.relative, "lambdas": t.lambdas, "scale": t.scale,
+                "anchor_normalized": anchor.test.normalized(r.expert),
+                "control_test": run.control.mean_accuracy() if run.control is not None else None,
+                "bmm_val": t.val_accuracy, "bmm_test": run.test.mean_accuracy(),
+                "bmm_normalized": run.test.normalized(r.expert),
+                "relative_gain": relative_gain(run.test.mean_accuracy(), anchor.test.mean_accuracy()),
+                "lambdas": t.lambdas, "scale": t.scale,
                 "best_trial": t.search.best.index, "trials": len(t.search.trials),
                 "search_seconds": search_seconds(t.search), "replayed": t.search.replayed,
-                "decisions": {k: {"held": d["held"], "interval": d["interval"], "why": d["why"]}
-                              for k, d in run.decisions.items()},
                 "log": str(t.search.log_path) if t.search.log_path else None})
     return rows
 
 
 def comparison_table(results: dict[str, SuiteResult]) -> list[dict]:
-    """Per (suite, anchor, variant): the tuned anchor, BMM over the seeds, BMM − anchor per seed, the verdict."""
+    """Per (suite, anchor, variant, comparator): BMM and the anchor over the seeds, and the decision of "BMM beats
+    it" over seeds × test examples (the interval the claims and the figure use)."""
+    from .bmm_benchmark_claims import anchor_decisions
+
     out = []
     for r in results.values():
-        for anchor, a in r.anchors.items():
-            for variant in dict.fromkeys(x.variant for x in r.runs):
+        for variant in r.variants:
+            decisions = anchor_decisions(r, variant)
+            for anchor in r.anchors:
                 runs = r.runs_of(anchor, variant)
                 if not runs:
                     continue
-                decisions = [d for x in runs for d in x.decisions.values()]
-                verdict = protocol.over_seeds(decisions)
-                out.append({"suite": r.suite, "anchor": anchor + (" (data Grams)" if anchor_needs_grams(anchor)
-                                                                  and variant == "free" else ""),
-                            "α*": a.alpha, "variant": variant, "anchor acc": a.test.mean_accuracy(),
-                            "BMM acc": protocol.spread([100 * x.test.mean_accuracy() for x in runs]),
-                            "BMM − anchor (normalized pts), per seed": "; ".join(
-                                fmt_interval(x.decisions["anchor"]["interval"]) for x in runs),
-                            "relative gain": protocol.spread([100 * x.relative["diff"] for x in runs]) + " %",
-                            "verdict": {True: "held", False: "did not hold", None: "not tested"}[verdict]})
+                for label in runs[0].comparators():
+                    d = decisions[f"{anchor} at {label}"]
+                    out.append({"suite": r.suite, "anchor": anchor + (" (data Grams)" if anchor_needs_grams(anchor)
+                                                                      and variant == "free" else ""),
+                                "at": label, "variant": variant,
+                                "α* per seed": ", ".join(f"{x.anchor_run.alpha:g}" for x in runs),
+                                "anchor acc": mean(x.comparators()[label].mean_accuracy() for x in runs),
+                                "BMM acc": protocol.spread([100 * x.test.mean_accuracy() for x in runs]),
+                                "BMM − anchor (normalized pts), seeds × examples":
+                                    (f"{d.estimate:+.2f} [{d.interval[0]:+.2f}, {d.interval[1]:+.2f}]"
+                                     if d.interval else "—"),
+                                "outcome": d.outcome, "decision": d.text(),
+                                "estimate": d.estimate, "low": d.interval[0] if d.interval else None,
+                                "high": d.interval[1] if d.interval else None})
     return out
 
 
@@ -159,13 +172,17 @@ def search_rows(results: dict[str, SuiteResult], suite: str) -> list[dict]:
 
 
 def benchmark_headline(results: dict[str, SuiteResult], suite: str) -> dict:
-    """The smallest mean (over seeds) gain of BMM over an anchor, in normalized points: positive when BMM is ahead of
-    every anchor on average, and not inflated by one weak anchor the way a mean over anchors would be."""
+    """The smallest gain of BMM over an anchor (over seeds × test examples), in normalized points: positive when BMM
+    is ahead of every anchor, and not inflated by one weak anchor the way a mean over anchors would be."""
+    from .bmm_benchmark_claims import anchor_decisions
+
     result = results[suite]
-    variant = "data" if any(x.variant == "data" for x in result.runs) else "free"
-    gains = {a: mean(x.decisions["anchor"]["interval"]["diff"] for x in result.runs_of(a, variant))
-             for a in result.anchors if result.runs_of(a, variant)}
-    worst = min(gains, key=gains.get)
-    return {"name": f"BMM ({VARIANT_NAMES[variant]}) − its tuned anchor, smallest over {len(gains)} anchors "
-                    f"({suite}, {worst}; normalized points, mean of seeds)", "value": gains[worst],
-            "format": "{:+.2f}"}
+    variant = "data" if "data" in result.variants else "free"
+    decisions = {k: d for k, d in anchor_decisions(result, variant).items() if d.estimate is not None}
+    if not decisions:
+        return {"name": f"BMM ({VARIANT_NAMES[variant]}) − its tuned anchor: not tested", "value": float("nan"),
+                "format": "{:+.2f}"}
+    worst = min(decisions, key=lambda k: decisions[k].estimate)
+    return {"name": f"BMM ({VARIANT_NAMES[variant]}) − its tuned anchor, smallest over {len(decisions)} comparisons "
+                    f"({suite}, {worst}; normalized points over seeds × test examples)",
+            "value": decisions[worst].estimate, "format": "{:+.2f}"}

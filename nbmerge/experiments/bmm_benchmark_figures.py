@@ -1,4 +1,5 @@
-"""The figures of ``notebooks/20_bmm_benchmark.ipynb``: accuracy per anchor, and accuracy against the task count."""
+"""The figures of ``notebooks/20_bmm_benchmark.ipynb``: BMM's gain over each anchor with the intervals that
+decide B1, and accuracy against the task count (only with several suites: no one-point trend)."""
 
 from __future__ import annotations
 
@@ -6,63 +7,72 @@ from statistics import mean
 
 import numpy as np
 
+from ..errors import NbmergeError
 from ..tune.anchors import VARIANTS
 from ..tune.benchmark import SuiteResult
 
 
-def plot_accuracy_per_anchor(results: dict[str, SuiteResult]):
-    """Per suite: each tuned anchor, BMM-data and BMM-free (mean over seeds, bars from min to max); the experts'
-    average as the ceiling."""
+def plot_gains(results: dict[str, SuiteResult]):
+    """Per suite: BMM − each anchor (at α*, and at α*·s* when the scale was searched) in normalized test points, per
+    variant; the error bars are the 95% intervals over seeds × test examples that decide B1 (``verdicts.compare``).
+    Differences are drawn from 0, so the bars' lengths are the gains themselves (no cut axis)."""
     import matplotlib.pyplot as plt
 
+    from .bmm_benchmark import comparison_table
+
+    rows = comparison_table(results)
     suites = list(results)
-    fig, axes = plt.subplots(1, len(suites), figsize=(4.2 * len(suites) + 1, 3.8), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(1, len(suites), figsize=(4.6 * len(suites) + 1, 3.9), squeeze=False, sharey=True)
+    colours = {"data": "#1f77b4", "free": "#ff7f0e"}
     for ax, suite in zip(axes[0], suites):
-        r = results[suite]
-        anchors = list(r.anchors)
-        variants = list(dict.fromkeys(x.variant for x in r.runs))
-        kinds = [("anchor", "anchor (α*)", "#bbbbbb")] + [(v, f"BMM-{v}", c) for v, c in (("data", "#1f77b4"),
-                                                                                        ("free", "#ff7f0e"))
-                                                       if v in variants]
-        width = 0.8 / len(kinds)
-        x = np.arange(len(anchors))
-        low = 100.0
-        for i, (kind, label, colour) in enumerate(kinds):
-            if kind == "anchor":
-                values = [100 * r.anchors[a].test.mean_accuracy() for a in anchors]
-                err = None
-            else:
-                accs = [[100 * x_.test.mean_accuracy() for x_ in r.runs_of(a, kind)] or [np.nan] for a in anchors]
-                values = [float(np.mean(v)) for v in accs]
-                err = np.array([[m - min(v) for m, v in zip(values, accs)], [max(v) - m for m, v in zip(values, accs)]])
-            low = min(low, np.nanmin(values))
-            ax.bar(x + (i - (len(kinds) - 1) / 2) * width, values, width, yerr=err, capsize=2, label=label,
-                   color=colour)
-        ax.axhline(100 * mean(r.expert[t] for t in r.tasks), color="black", linestyle="--", linewidth=1,
-                   label="experts' average")
-        ax.set_xticks(x, anchors, rotation=35, ha="right", fontsize=8)
-        ax.set_title(f"{suite} ({len(r.tasks)} tasks)")
-        ax.set_ylim(max(0, low - 5), None)
-    axes[0][0].set_ylabel("mean test accuracy (%)")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize=8, loc="upper center", ncol=len(labels), frameon=False)
-    fig.tight_layout(rect=(0, 0, 1, 0.93))
+        sel = [r for r in rows if r["suite"] == suite and r["estimate"] is not None]
+        labels = list(dict.fromkeys(f"{r['anchor']} at {r['at']}" for r in sel))
+        variants = list(dict.fromkeys(r["variant"] for r in sel))
+        width = 0.8 / max(1, len(variants))
+        x = np.arange(len(labels))
+        for i, v in enumerate(variants):
+            by = {f"{r['anchor']} at {r['at']}": r for r in sel if r["variant"] == v}
+            est = np.array([by[k]["estimate"] if k in by else np.nan for k in labels])
+            low = np.array([by[k]["low"] if k in by else np.nan for k in labels])
+            high = np.array([by[k]["high"] if k in by else np.nan for k in labels])
+            ax.bar(x + (i - (len(variants) - 1) / 2) * width, est, width, yerr=[est - low, high - est], capsize=3,
+                   color=colours.get(v), label=f"BMM-{v} − anchor")
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
+        ax.set_title(f"{suite} ({len(results[suite].tasks)} tasks)")
+    axes[0][0].set_ylabel("BMM − anchor, normalized test acc. (points)")
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
     return fig
+
+
+def gains_alt(results: dict[str, SuiteResult]) -> str:
+    """Alt text of :func:`plot_gains`: what it shows and its numbers."""
+    from .bmm_benchmark import comparison_table
+
+    rows = comparison_table(results)
+    key = "BMM − anchor (normalized pts), seeds × examples"
+    parts = "; ".join(f"BMM-{r['variant']} − {r['anchor']} at {r['at']}: {r[key]} ({r['outcome']})" for r in rows)
+    return ("Bar chart of BMM's gain over each tuned anchor in normalized test accuracy points, one bar per anchor "
+            "and variant, drawn from zero, with the 95% intervals over seeds and test examples that decide claims "
+            f"B1a and B1b as error bars. {parts}.")
 
 
 def plot_task_count(results: dict[str, SuiteResult]):
     """Normalized test accuracy against the number of tasks: per anchor, the tuned anchor (dotted) and BMM per
-    variant (mean over seeds)."""
+    variant (mean over seeds). Only for two suites or more (no one-point trend)."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
+    if len({len(r.tasks) for r in results.values()}) < 2:
+        raise NbmergeError("plot_task_count needs suites of at least two task counts (no one-point trend)")
     fig, ax = plt.subplots(figsize=(6.5, 4.0))
     anchors = list(dict.fromkeys(a for r in results.values() for a in r.anchors))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     styles = {"anchor": ":", "data": "-", "free": "--"}
     for i, anchor in enumerate(anchors):
         colour = colours[i % len(colours)]
-        points = sorted((len(r.tasks), 100 * r.anchors[anchor].test.normalized(r.expert))
+        points = sorted((len(r.tasks), 100 * mean(a.test.normalized(r.expert) for a in r.anchors[anchor].values()))
                         for r in results.values() if anchor in r.anchors)
         ax.plot(*zip(*points), linestyle=styles["anchor"], marker=".", color=colour)
         for variant in VARIANTS:
@@ -81,3 +91,10 @@ def plot_task_count(results: dict[str, SuiteResult]):
     ax.legend(handles=handles, fontsize=7, ncol=2)
     fig.tight_layout()
     return fig
+
+
+def task_count_alt(results: dict[str, SuiteResult]) -> str:
+    counts = sorted({len(r.tasks) for r in results.values()})
+    return ("Line chart of normalized test accuracy against the number of merged tasks "
+            f"({', '.join(map(str, counts))}): per anchor, the tuned anchor dotted and BMM per variant (mean over "
+            "seeds) solid or dashed; 100% is each expert on its own task.")

@@ -75,10 +75,23 @@ class Lab:
     experts: list
     expert: dict
     memo: dict = field(default_factory=dict, repr=False)
+    cache_dir: str = ""
+    device: str = "cpu"
+    val_examples: int = 100
+    val_seed: int = 0
 
     @property
     def suite(self) -> str:
         return self.zoo.manifest.get("suite") or self.zoo.root.name
+
+    def at_seed(self, seed: int) -> "Lab":
+        """The same suite with the validation subset drawn with ``seed`` (its own trial cache view; the models and
+        the memo of Grams, anchor merges and solvers, which do not depend on the subset, are shared). Each search
+        seed tunes on its own subset, so the validation noise is part of the spread over seeds."""
+        if seed == self.val_seed:
+            return self
+        trials = protocol.trial_cache(self.zoo, self.device, self.cache_dir, self.val_examples, seed)
+        return replace(self, cache=trials, val_seed=seed)
 
     def release(self, keep_anchors: bool = True) -> None:
         """Free the factorised solvers (and the anchor merges unless ``keep_anchors``): one (anchor, variant) at a
@@ -97,7 +110,8 @@ def open_lab(suite: str, *, cache: str = "", device: str = "cpu", val_examples: 
     trials = protocol.trial_cache(zoo, device, cache, val_examples, seed)
     memo: dict = {}
     base, experts = shared_models(memo, zoo)
-    return Lab(zoo, trials, base, experts, dict(zoo.manifest["expert_accuracy"]["test"]), memo)
+    return Lab(zoo, trials, base, experts, dict(zoo.manifest["expert_accuracy"]["test"]), memo, cache, device,
+               val_examples, seed)
 
 
 @dataclass
