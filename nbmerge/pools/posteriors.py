@@ -7,8 +7,9 @@ journal holds its sha256, so an interrupted job resumes at the first unfinished 
     pareto/sg-<hash>/<task>.safetensors                the zoo's expert with a squared-gradient data precision
     pareto/multitask-<hash>/<t1>=<α1>+<t2>=<α2>.safetensors   the encoder fine-tuned on Σ_t α_t ℓ_t
 
-``<hash>`` names the settings (resolved against the zoo's recipe); scalars (prior precision, ess, the training
-wall time) are in each file's safetensors metadata. Only the encoder is trained; the heads stay frozen, as the
+``<hash>`` names the settings (resolved against the zoo's recipe) and the training code's fingerprint
+(``codehash.training_fingerprint``); scalars (prior precision, ess, the training wall time) are in each file's
+safetensors metadata. Only the encoder is trained; the heads stay frozen, as the
 zoo's experts are trained. Training runs on the CPU, like the zoo build, so cached files do not depend on the
 device a notebook merges on.
 
@@ -113,7 +114,12 @@ def _positive(settings, strictly: Sequence[str], non_negative: Sequence[str]) ->
 
 
 def _digest(kind: str, settings, recipe: Recipe, extra: Optional[dict] = None) -> str:
-    payload = {"kind": kind, "settings": asdict(settings), "seed": recipe.seed, **(extra or {})}
+    """The folder name's hash: the settings, the zoo's seed and the training code (``codehash.training_fingerprint``:
+    a change to the training loops or the models trains again instead of reading runs the old code made)."""
+    from ..codehash import training_fingerprint
+
+    payload = {"kind": kind, "settings": asdict(settings), "seed": recipe.seed, **(extra or {}),
+               "code": training_fingerprint()}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
 
 
@@ -237,7 +243,7 @@ def ivon_posteriors(zoo, tasks: Sequence[str], components: int, settings: IvonSe
         raise NbmergeError(f"components must be a positive integer, got {components!r}")
     recipe = zoo_recipe(zoo)
     settings = settings.resolve(recipe)
-    # the run seed names the folder too (seed 0 keeps the name it always had, so existing caches stay valid)
+    # the run seed names the folder too (seed 0 adds nothing to it)
     folder = f"pareto/ivon-{_digest('ivon', settings, recipe, {'run_seed': seed} if seed else None)}"
     store, heads, base, out = _store(zoo), zoo.heads(), None, {}
     for task in tasks:
