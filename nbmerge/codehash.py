@@ -83,3 +83,34 @@ def training_fingerprint() -> str:
     """The fingerprint of the code that trains cached posteriors and multitask runs (:data:`TRAINING`)."""
     files = [f for f in fingerprint_files(PACKAGE) if any(fnmatch.fnmatchcase(f, p) for p in TRAINING)]
     return fingerprint_of(PACKAGE, files)
+
+
+# ------------------------------------------------------------------------------------- small sealed JSON records
+
+def seal(key, value) -> str:
+    """A small cached record as JSON text carrying a sha256 of its canonical content (key and value), so that a
+    damaged or edited record is recognised on read (:func:`unseal`)."""
+    import json
+
+    body = json.dumps({"key": key, "value": value}, sort_keys=True, default=str)
+    return json.dumps({"key": key, "value": value, "sha256": hashlib.sha256(body.encode()).hexdigest()},
+                      default=str)
+
+
+def unseal(text: str, key) -> tuple[bool, object, str]:
+    """(ok, value, why) of a record written by :func:`seal` for ``key``: not ok when it is unreadable, lacks the
+    checksum, fails it, or was written for another key."""
+    import json
+
+    try:
+        record = json.loads(text)
+        stored_key, value, digest = record["key"], record["value"], record["sha256"]
+    except (ValueError, KeyError, TypeError) as exc:
+        return False, None, f"unreadable or unsealed ({type(exc).__name__})"
+    body = json.dumps({"key": stored_key, "value": value}, sort_keys=True, default=str)
+    if hashlib.sha256(body.encode()).hexdigest() != digest:
+        return False, None, "its checksum does not match its content"
+    if json.loads(json.dumps(key, sort_keys=True, default=str)) != json.loads(json.dumps(stored_key, sort_keys=True,
+                                                                                          default=str)):
+        return False, None, "it was written for another key"
+    return True, value, ""

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from pathlib import Path
 from typing import Callable, Mapping, Optional
 
 from .. import protocol
-from ..errors import NbmergeError
+from ..errors import NbmergeError, NbmergeWarning
 from ..io import atomic_write_text
 from ..methods import get_method
 from ..pools.zoo import expert_grams, load_models
@@ -104,13 +105,17 @@ def stored(cache: protocol.TrialCache, kind: str, key, compute: Callable[[], obj
     run reads it instead of recomputing (Grams, factorisations). Memory-only caches always compute."""
     if cache.root is None:
         return compute()
+    from ..codehash import seal, unseal
+
     path = cache.root / kind / f"{_digest(key)}.json"
     if path.exists():
-        try:
-            return json.loads(path.read_text())["value"]
-        except (ValueError, KeyError):
-            pass  # a damaged entry is recomputed
+        ok, value, why = unseal(path.read_text(errors="replace"), key)
+        if ok:
+            return value
+        message = f"cached {kind} record {path.name} is not used: {why}; recomputing"
+        cache.log(message)
+        warnings.warn(message, NbmergeWarning, stacklevel=2)
     value = compute()
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps({"key": key, "value": value}, default=str))
+    atomic_write_text(path, seal(key, value))
     return value
