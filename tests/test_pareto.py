@@ -375,7 +375,11 @@ def _front(accuracies, n=400, seed=0, reverse=False):
     return out
 
 
-def test_front_comparison_held_not_held_and_not_tested():
+def _outcome(d):
+    return d["decision"].outcome
+
+
+def test_front_comparison_four_outcomes():
     from nbmerge.experiments.pareto import compare_fronts
 
     tasks = ["x", "y"]
@@ -386,19 +390,30 @@ def test_front_comparison_held_not_held_and_not_tested():
     below2 = _front([[0.85, 0.3], [0.48, 0.3], [0.3, 0.85]])
     fronts = {"good": good, "worse": worse, "below": below, "below2": below2, "same": dict(good)}
     held = compare_fronts(fronts, base, "good", "worse", tasks, n_boot=300)
-    assert held["held"] is True and held["interval"][0] > 0 and held["diff"] == pytest.approx(0.09 - 0.01)
-    assert compare_fronts(fronts, base, "worse", "good", tasks, n_boot=300)["held"] is False
+    assert _outcome(held) == "held" and held["interval"][0] > 0
+    assert held["diff"] == pytest.approx(1e4 * (0.09 - 0.01))                # pts²
+    assert "held" in held["evidence"] and "pts²" in held["evidence"]
+    assert _outcome(compare_fronts(fronts, base, "worse", "good", tasks, n_boot=300)) == "contradicted"
     zero = compare_fronts(fronts, base, "below", "below2", tasks, n_boot=300)
-    assert zero["held"] is None and "both hypervolumes are 0" in zero["why"]
+    assert _outcome(zero) == "not tested" and "every hypervolume is 0" in zero["why"]
     same = compare_fronts(fronts, base, "good", "same", tasks, n_boot=300)
-    assert same["held"] is None and "same models" in same["why"]
-    # a front barely above another (right on other examples: not the same models) is a tie, not a win
+    assert _outcome(same) == "not tested" and "same models" in same["why"]
+    # a front barely above another (right on other examples: not the same models): the run cannot tell
     close = _front([[0.9, 0.4], [0.6025, 0.6], [0.4, 0.9]], reverse=True)
     tie = compare_fronts({"close": close, "worse": worse}, base, "close", "worse", tasks, n_boot=300)
-    assert tie["held"] is False and tie["interval"][0] <= 0 < tie["diff"]
+    assert _outcome(tie) == "inconclusive" and tie["interval"][0] <= 0 < tie["diff"] < tie["interval"][1]
+    assert tie["decision"].mde > 0 and "80% power" in tie["evidence"]
+    # over K runs: the estimate is against the runs' mean, the interval resamples runs and examples
+    runs = compare_fronts({"good": good, "worse": worse, "close": close}, base, "good", ["worse", "close"],
+                          tasks, n_boot=300)
+    assert runs["b"] == ["worse", "close"] and _outcome(runs) == "held"
+    assert runs["diff"] == pytest.approx(1e4 * (0.09 - (0.01 + 0.0025 * 0.1 + 0.01) / 2), abs=2)
+    # a mixture collapsed onto one run is not tested, whatever the numbers say
+    collapsed = compare_fronts(fronts, base, "good", "worse", tasks, n_boot=300, collapsed="collapsed: one run")
+    assert _outcome(collapsed) == "not tested" and collapsed["why"] == "collapsed: one run"
 
 
-def test_gap_closed_held_not_held_and_not_tested():
+def test_gap_closed_four_outcomes():
     from nbmerge.experiments.pareto import gap_closed
 
     def model(acc, n=500):
@@ -406,13 +421,64 @@ def test_gap_closed_held_not_held_and_not_tested():
 
     simple, multitask = model([0.6, 0.6]), model([0.9, 0.9])
     most = gap_closed(simple, model([0.85, 0.85]), multitask, ["x", "y"], n_boot=300)
-    assert most["held"] is True and most["share"] == pytest.approx(25 / 30) and most["interval"][0] > 0.5
+    assert _outcome(most) == "held" and most["share"] == pytest.approx(100 * 25 / 30) and most["interval"][0] > 50
     some = gap_closed(simple, model([0.7, 0.7]), multitask, ["x", "y"], n_boot=300)
-    assert some["held"] is False and some["share"] == pytest.approx(1 / 3)
+    assert _outcome(some) == "contradicted" and some["share"] == pytest.approx(100 / 3)
+    # the paper's effect (76%) contradicts an interval wholly below it even when it reaches 50%
+    half = gap_closed(simple, model([0.75, 0.75]), multitask, ["x", "y"], n_boot=300, effect=76.3)
+    assert half["interval"][0] <= 50 < half["interval"][1] < 76.3 and _outcome(half) == "contradicted"
+    unsure = gap_closed(simple, model([0.75, 0.75]), multitask, ["x", "y"], n_boot=300)
+    assert _outcome(unsure) == "inconclusive" and unsure["decision"].mde > 0  # estimate 50%: on the threshold
     none = gap_closed(simple, model([0.7, 0.7]), model([0.602, 0.6]), ["x", "y"], n_boot=300)
-    assert none["held"] is None and "no gap to close" in none["why"]
+    assert _outcome(none) == "not tested" and "no gap to close" in none["why"]
     chance = gap_closed(model([0.25, 0.25]), model([0.7, 0.7]), multitask, ["x", "y"], n_boot=300)
-    assert chance["held"] is None and "chance" in chance["why"]
+    assert _outcome(chance) == "not tested" and "chance" in chance["why"]
+    # over K simple runs: the gap from their mean
+    runs = gap_closed([model([0.55, 0.55]), model([0.65, 0.65])], model([0.85, 0.85]), multitask, ["x", "y"],
+                      n_boot=300)
+    assert runs["share"] == pytest.approx(100 * 25 / 30) and runs["accuracy"][0] == pytest.approx(0.6)
+    collapsed = gap_closed(simple, model([0.85, 0.85]), multitask, ["x", "y"], n_boot=300, collapsed="one run")
+    assert _outcome(collapsed) == "not tested" and collapsed["why"] == "one run"
+
+
+def test_a_collapsed_mixture_is_detected_and_not_tested():
+    from nbmerge.experiments.pareto import collapsed
+
+    def records(r):
+        return [{"responsibilities": row} for row in r]
+
+    hard = records([[[1.0, 0.0, 0.0], [0.999, 0.001, 0.0]], [[1.0, 0.0, 0.0], [0.995, 0.005, 0.0]]])
+    found = collapsed(hard)
+    assert found["same_run"] == 0 and found["runs"] == {0: [0], 1: [0]} and "IVON-Hess run 0" in found["text"]
+    mixed_runs = collapsed(records([[[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]]))
+    assert mixed_runs["same_run"] is None and mixed_runs["runs"] == {0: [1], 1: [0]}
+    assert collapsed(records([[[0.6, 0.4, 0.0], [1.0, 0.0, 0.0]]])) is None     # a task mixes its runs
+    assert collapsed(records([[[1.0], [1.0]]])) is None                          # K = 1: nothing to collapse
+    assert collapsed(None) is None
+
+
+def test_p3_is_decided_on_medians_of_interleaved_timings():
+    from nbmerge.experiments.pareto import ParetoConfig, p3_claim
+    from nbmerge.verdicts import OUTCOMES
+
+    config = _config(**{**SMOKE, "tasks": ("digits", "hebrew")})
+
+    def result(merge, step, steps=100):
+        return {"tasks": ["digits", "hebrew"], "temperature": {"chosen": {}},
+                "multitask": {"train_seconds": [float("nan"), 120.0, float("nan")]},
+                "cost": {"merge_seconds": merge, "step_seconds": step, "steps": steps, "em_iterations": 4,
+                         "merge_flops": 1e9, "step_flops": 5e10, "threads": 2}}
+
+    fast = p3_claim([result([0.1, 0.11, 0.09, 0.1, 0.12], [1.0, 1.1, 0.9, 1.2, 1.0])], {}, config)
+    assert fast.verdict == "held" and fast.decision.estimate == pytest.approx(1000) and fast.decision.threshold == 100
+    assert "medians of 5 interleaved timings" in fast.evidence and "GFLOP" in fast.evidence
+    slow = p3_claim([result([5.0, 5.2, 4.9, 5.1, 5.0], [1.0, 1.1, 0.9, 1.2, 1.0])], {}, config)
+    assert slow.verdict == "contradicted" and slow.decision.estimate == pytest.approx(20)
+    assert "costs 505 s" in slow.evidence and "as much as 5.0 multitask runs" in slow.evidence
+    none = p3_claim([{**result([1.0] * 5, [1.0] * 5), "cost": None}], {}, config)
+    assert none.verdict == "not tested" and "no multitask run" in none.evidence
+    assert {fast.verdict, slow.verdict, none.verdict} <= set(OUTCOMES)
+    assert isinstance(config, ParetoConfig)
 
 
 # ------------------------------------------------------------------------------------------- micro zoo, end to end
@@ -492,7 +558,7 @@ def test_multitask_vertex_is_single_task_fine_tuning(micro):
 SMOKE = dict(suite="micro", tasks=("digits", "hebrew", "devanagari"), smoke=True, components=2, ivon_steps=3,
              multitask_steps=3, sg_examples=8, em_iterations=5, temperatures=(0.5, 2.0), multitask_divisions_2=2,
              multitask_divisions_3=1, multitask_centroid=True, front_divisions_2=2, front_divisions_3=1,
-             timing_divisions_2=0, timing_divisions_3=2, val_examples=40, bootstrap=200,
+             timing_divisions_2=0, timing_divisions_3=2, timing_repeats=5, val_examples=40, bootstrap=200,
              families=("simple", "ivon_hess", "soup_ivon_hess", "multi_ivon_hess", "adamw_simple", "adamw_sg_hess"))
 
 
@@ -546,9 +612,17 @@ def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
             r = np.array([rec["responsibilities"] for rec in records])
             assert r.shape == (len(result["alphas"]), len(result["tasks"]), 2) and np.allclose(r.sum(-1), 1)
         assert len(experiment.responsibility_rows(result)) == 2 * len(result["alphas"]) * len(result["tasks"])
-    assert [c.id for c in claims] == ["P1", "P2", "P3"]
-    assert all(c.verdict in ("held", "did not hold", "not tested") and c.evidence and c.suite == "micro"
+    from nbmerge.verdicts import OUTCOMES
+
+    assert [c.id for c in claims] == ["P1a", "P1b", "P2", "P3"]
+    assert all(c.verdict in OUTCOMES and c.evidence and c.suite == "micro" and c.decision is not None
                for c in claims)
+    for result in results:  # the IVON multitask reference, at every multitask α
+        assert len(result["multitask_ivon"]["accuracy"]) == len(result["multitask_alphas"])
+        assert "multitask_ivon" in {q["front"] for q in result["quality"]}
+        cost = result["cost"]
+        assert len(cost["merge_seconds"]) == len(cost["step_seconds"]) == 5 and cost["steps"] == 3
+        assert cost["merge_flops"] > 0 and cost["step_flops"] > 0
     assert not any("BRIEF" in c.source or "METHODS" in c.source for c in claims)
     metrics = experiment.metrics(results, costs, surrogates)
     json.dumps(jsonable(metrics))
@@ -558,8 +632,10 @@ def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
     experiment.plot_front_2d(two)
     experiment.plot_front_3d(three)
     experiment.plot_responsibilities(two)
+    assert len(experiment.alt_front_2d(two)) > 40 and len(experiment.alt_responsibilities(two)) > 40
 
     _forbid(monkeypatch, posteriors, "train_ivon", "squared_gradient_precision", "multitask_finetune")
+    _forbid(monkeypatch, runs, "train_ivon_multitask", "_multitask_stepper")
     _forbid(monkeypatch, protocol, "evaluate_predictions")
     for module in (fronts, runs):
         _forbid(monkeypatch, module, "merge_family")
@@ -570,6 +646,8 @@ def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
             {f: v["accuracy"] for f, v in second["fronts"].items()}
         assert first["multitask"]["accuracy"] == second["multitask"]["accuracy"]
         assert first["timing"]["seconds"] == second["timing"]["seconds"] and first["em"] == second["em"]
+        assert first["cost"] == second["cost"]
+        assert first["multitask_ivon"]["accuracy"] == second["multitask_ivon"]["accuracy"]
     assert [(c.verdict, c.ours) for c in claims] == [(c.verdict, c.ours) for c in claims_again]
 
 
