@@ -5,6 +5,9 @@ of an ECE difference, reliability-diagram data, and how far apart two predictive
   logits are divided by T, so no prediction (hence no accuracy) changes.
 * **ECE**: 15 equal-width confidence bins per task (``metrics.ece_bins``, the binning of
   ``metrics.expected_calibration_error``), mean over tasks.
+* **Over seeds and test examples** (:func:`ece_difference_samples`): the two-level bootstrap of
+  ``verdicts.hierarchical_samples`` (the seeds, then the test examples within each task, the same indices at every
+  seed), with the ECE recomputed on each resample (ECE is not a mean of per-example terms).
 """
 
 from __future__ import annotations
@@ -89,6 +92,46 @@ def ece_difference(a: Predictions, b: Predictions, bins: int = ECE_BINS, n_boot:
     tail = (1 - level) / 2
     low, high = np.quantile(stats / k, [tail, 1 - tail])
     return {"diff": (ece_a - ece_b) / k, "low": float(low), "high": float(high), "a": ece_a / k, "b": ece_b / k}
+
+
+def ece_difference_samples(pairs, bins: int = ECE_BINS, n_boot: int = protocol.BOOTSTRAP, seed: int = 0,
+                           scale: float = 100.0) -> tuple[float, np.ndarray, int]:
+    """ECE(A) − ECE(B), mean over seeds and tasks, with two-level bootstrap samples, for ``pairs`` = one (A, B) pair
+    of :class:`~nbmerge.protocol.Predictions` per seed on the same test examples.
+
+    Each replicate draws the seeds with replacement, then the examples within each task (the same indices for every
+    seed and for A and B: they share one test set), recomputes both ECEs on the resample and averages the difference
+    over the drawn seeds and the tasks, as ``verdicts.hierarchical_samples`` does for accuracy. Returns (point
+    estimate, samples, test examples per seed), times ``scale`` (ECE points by default), ready for
+    ``verdicts.decide`` (pass (point estimate, sampled ensemble) for "sampling lowers the ECE")."""
+    if not pairs:
+        raise NbmergeError("ece_difference_samples: no seed")
+    tasks = list(pairs[0][0].tasks)
+    for a, b in pairs:
+        if set(a.tasks) != set(tasks) or set(b.tasks) != set(tasks):
+            raise NbmergeError("ece_difference_samples: every model needs the same tasks")
+        for task in tasks:
+            if not (np.array_equal(a.labels[task], pairs[0][0].labels[task])
+                    and np.array_equal(b.labels[task], pairs[0][0].labels[task])):
+                raise NbmergeError(f"ece_difference_samples: task {task!r} has different examples across models")
+    rng = np.random.default_rng(seed)
+    s = len(pairs)
+    seeds = rng.integers(0, s, size=(n_boot, s)) if s > 1 else np.zeros((n_boot, 1), dtype=int)
+    samples = np.zeros(n_boot)
+    point = 0.0
+    for task in tasks:
+        n = len(pairs[0][0].labels[task])
+        everything = np.arange(n)[None, :]
+        rows = rng.integers(0, n, size=(n_boot, n))
+        per_seed = np.zeros((s, n_boot))
+        for i, (a, b) in enumerate(pairs):
+            parts_a, parts_b = _ece_parts(a, task, bins), _ece_parts(b, task, bins)
+            point += float(_ece_of(*parts_a, bins, everything)[0] - _ece_of(*parts_b, bins, everything)[0]) / s
+            per_seed[i] = _ece_of(*parts_a, bins, rows) - _ece_of(*parts_b, bins, rows)
+        samples += np.take_along_axis(per_seed.T, seeds, axis=1).mean(axis=1)
+    k = len(tasks)
+    n_examples = sum(len(pairs[0][0].labels[t]) for t in tasks)
+    return scale * point / k, scale * samples / k, n_examples
 
 
 def task_ece(preds: Predictions, task: str) -> float:

@@ -65,6 +65,17 @@ class Evaluator:
                 inputs, labels = inputs[index], labels[index]
             self._inputs[(name, "val")] = (inputs, labels)
 
+    def with_val_subset(self, per_task: int = 0, seed: int = 0) -> "Evaluator":
+        """A view of this evaluator (the same encoder, heads and inputs) whose ``val`` split is its own seeded subset
+        (:meth:`use_val_subset`): views at different seeds never move one another's subset. Like the evaluator
+        itself, views evaluate one model at a time (they share the encoder whose weights :meth:`load` sets)."""
+        import copy
+
+        view = copy.copy(self)
+        view._inputs = dict(self._inputs)
+        view.use_val_subset(per_task, seed)
+        return view
+
     def subset_spec(self, split: str) -> Optional[list]:
         """What part of ``split`` is evaluated (None: all of it): part of every cached trial's key."""
         return list(self._val_subset) if split == "val" and self._val_subset[0] else None

@@ -308,8 +308,8 @@ def trial_cache(zoo, device: str = "cpu", cache: str = "", val_examples: int = 0
     subset of ``val_examples`` per task (0: the whole split). Test is always the whole split."""
     from .pools.zoo import cache_root
 
-    evaluator = zoo.evaluator(device)
-    evaluator.use_val_subset(val_examples, seed)
+    # a view of the zoo's one evaluator: trial caches at different seeds each keep their own validation subset
+    evaluator = zoo.evaluator(device).with_val_subset(val_examples, seed)
     return TrialCache(zoo, evaluator, cache_root(cache or None) / "trials", log=log)
 
 

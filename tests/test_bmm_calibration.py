@@ -1,6 +1,6 @@
-"""BMM claims B5 and B6 (notebooks 21_bmm_calibration and 22_bmm_datafree): posterior draws through the trial cache
+"""BMM claims B5a/B5b and B6/B6s (notebooks 21_bmm_calibration and 22_bmm_datafree): posterior draws through the trial cache
 on fakes (nbmerge.tune.bmm_posterior), temperature scaling and the ECE-difference bootstrap (nbmerge.calibration), the
-verdict rules on synthetic predictions (nbmerge.experiments.bmm_calibration, bmm_datafree), and both notebooks' steps
+four outcomes on synthetic predictions (held, contradicted, inconclusive, not tested) (nbmerge.experiments.bmm_calibration, bmm_datafree), and both notebooks' steps
 end to end on the `micro` zoo with the configs their parameters cells declare (a second run recomputes nothing)."""
 
 import math
@@ -21,7 +21,7 @@ from nbmerge.experiments import bmm_calibration, bmm_datafree, bmm_figures
 from nbmerge.metrics import expected_calibration_error
 from nbmerge.params import build_config, notebook_config
 from nbmerge.protocol import Predictions, TrialCache
-from nbmerge.tune import bmm_posterior, trials
+from nbmerge.tune import anchors, bmm_posterior, trials
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 CALIBRATION_NB = NOTEBOOKS / "21_bmm_calibration.ipynb"
@@ -192,7 +192,7 @@ def _models(n=2000, seed=0):
     return rng, labels, base
 
 
-def test_compare_sources_decides_equivalence_and_refuses_vacuous_comparisons():
+def test_compare_sources_describes_one_seed_and_names_vacuous_units():
     rng, labels, anchor_mask = _models()
     expert = {"a": 0.9}
 
@@ -200,78 +200,175 @@ def test_compare_sources_decides_equivalence_and_refuses_vacuous_comparisons():
         return _preds({"a": _task_preds(mask, labels)}, {"a": labels})
 
     anchor = model(anchor_mask)
-    improved = anchor_mask | (rng.random(len(labels)) < 0.3)      # ~+9 points over the anchor
-    other = improved.copy()
-    # 2% of examples differ between the two, as many gained as lost
-    flip = np.concatenate([rng.choice(np.flatnonzero(improved), 20, replace=False),
-                           rng.choice(np.flatnonzero(~improved), 20, replace=False)])
-    other[flip] = ~other[flip]
-    held = bmm_datafree.compare_sources(model(improved), model(other), anchor, expert, margin=2.0)
-    assert held["held"] is True and held["free_vs_anchor"]["low"] > 0
-    worse = bmm_datafree.compare_sources(model(improved), anchor, anchor, expert, margin=2.0)
-    assert worse["held"] is False and worse["gap"]["high"] < -2.0
+    improved = anchor_mask | (rng.random(len(labels)) < 0.3)
+    unit = bmm_datafree.compare_sources(model(improved), model(improved), anchor, expert)
+    assert unit["why"] is None and unit["free_vs_anchor"]["low"] > 0 and unit["gap"]["diff"] == 0
+    assert "held" not in unit
     collapsed = bmm_datafree.compare_sources(anchor, anchor, anchor, expert)
-    assert collapsed["held"] is None and "collapsed onto the anchor" in collapsed["why"]
-    assert not collapsed["inconclusive"]
+    assert "collapsed onto the anchor" in collapsed["why"]
     chance = model(rng.random(len(labels)) < 0.25)
     assert "chance" in bmm_datafree.compare_sources(chance, chance, anchor, expert)["why"]
-    noisy = improved.copy()
-    flip = rng.choice(len(labels), 900, replace=False)
-    noisy[flip] = rng.random(900) < 0.75
-    straddle = bmm_datafree.compare_sources(model(improved), model(noisy), anchor, expert, margin=0.5)
-    assert straddle["held"] is None and straddle["inconclusive"] and "straddles" in straddle["why"]
 
 
-def test_combine_needs_every_seed():
-    ok, no = {"held": True, "why": None}, {"held": False, "why": None}
-    vac = {"held": None, "why": "collapsed", "inconclusive": False}
-    unsure = {"held": None, "why": "straddles", "inconclusive": True}
-    assert bmm_datafree.combine([ok, ok, vac])["held"] is True
-    assert bmm_datafree.combine([ok, no, unsure])["held"] is False
-    unshown = bmm_datafree.combine([ok, unsure])
-    assert unshown["held"] is None and unshown["inconclusive"] and "not shown" in unshown["why"]
-    assert bmm_datafree.combine([vac, vac]) == {"held": None, "inconclusive": False,
-                                                "why": "no seed could test it: collapsed"}
-    # anchors combine their seeds' combinations the same way
-    assert bmm_datafree.combine([bmm_datafree.combine([ok, ok]), bmm_datafree.combine([ok, unsure])])["held"] is None
-    assert bmm_datafree.combine([bmm_datafree.combine([ok, ok]), bmm_datafree.combine([vac])])["held"] is True
+def _source_study(pairs, anchor_preds, margin=2.0, edges=False):
+    """A SourceStudy of synthetic (data, free) test predictions, one pair per seed, on one anchor."""
+    study = bmm_datafree.SourceStudy("s", ["a"], {"a": 0.9}, margin)
+    anchor = SimpleNamespace(name="task_arithmetic", alpha=0.5, test=anchor_preds, tuned=SimpleNamespace(curve=[]))
+    bounds = {"attn_in": (-4.0, 2.0), "scale": (0.5, 1.5)}
+    for seed, (data, free) in enumerate(pairs):
+        for gram, preds in (("data", data), ("free", free)):
+            best = {"attn_in": -4.0 if edges and gram == "data" else -1.0, "scale": 1.5 if edges else 1.0}
+            search = SimpleNamespace(best_params=best, replayed=0, space=SimpleNamespace(bounds=bounds))
+            tuning = SimpleNamespace(val_accuracy=0.7, test_predictions=preds, test_accuracy=preds.mean_accuracy(),
+                                     search=search)
+            study.add(anchor, gram, seed, tuning, seconds=0.0)
+        study.decide("task_arithmetic", seed)
+    return study
 
 
-def test_calibration_decision():
+def test_equivalence_decision_over_seeds_and_examples():
+    rng, labels, anchor_mask = _models(n=3000)
+
+    def model(mask):
+        return _preds({"a": _task_preds(mask, labels)}, {"a": labels})
+
+    anchor = model(anchor_mask)
+    pairs, far, noisy = [], [], []
+    for _ in range(3):
+        improved = anchor_mask | (rng.random(len(labels)) < 0.3)
+        other = improved.copy()
+        flip = np.concatenate([rng.choice(np.flatnonzero(improved), 20, replace=False),
+                               rng.choice(np.flatnonzero(~improved), 20, replace=False)])
+        other[flip] = ~other[flip]                       # ±0 points, 1.3% of examples differ
+        pairs.append((model(improved), model(other)))
+        far.append((model(improved), anchor))            # data-free ~8 points behind
+        shaky = improved.copy()
+        pick = rng.choice(len(labels), 900, replace=False)
+        shaky[pick] = rng.random(900) < 0.79            # as good on average, 10% of examples differ
+        noisy.append((model(improved), model(shaky)))
+    held, _ = bmm_datafree.equivalence_decision(_source_study(pairs, anchor))
+    assert held.outcome == "held" and held.threshold == [-2.0, 2.0] and held.effect == bmm_datafree.PAPER_GAP
+    contradicted, _ = bmm_datafree.equivalence_decision(_source_study(far, anchor))
+    assert contradicted.outcome == "contradicted" and contradicted.interval[1] < -2.0
+    unsure, _ = bmm_datafree.equivalence_decision(_source_study(noisy, anchor, margin=0.5))
+    assert unsure.outcome == "inconclusive" and unsure.mde is not None
+    vacuous, left_out = bmm_datafree.equivalence_decision(_source_study([(anchor, anchor)] * 2, anchor))
+    assert vacuous.outcome == "not tested" and len(left_out) == 2 and "collapsed" in vacuous.why
+    # a seed left out is named, the others still decide
+    mixed, left_out = bmm_datafree.equivalence_decision(_source_study([(anchor, anchor)] + pairs[1:], anchor))
+    assert mixed.outcome == "held" and left_out[0].startswith("task_arithmetic seed 0")
+    # claims: B5a with the interval and the box edge said beside it, B5b from the alignment rows
+    study = _source_study(pairs, anchor, edges=True)
+    b5a, b5b = bmm_datafree.datafree_claims(study, [_aligned() for _ in range(10)], seed=0)
+    assert (b5a.id, b5b.id) == ("B5a", "B5b") and b5a.verdict == "held" and b5a.decision.reading == "paper"
+    assert "box" in b5a.evidence and "scale = 1.5 (upper bound 1.5)" in b5a.evidence
+    assert "attn_in = -4 (lower bound -4)" in b5a.evidence
+    assert "did not hold" not in b5a.evidence + b5b.evidence
+    rows = bmm_datafree.source_rows(study)
+    assert len(rows) == 3 * 3 and rows[1]["box edge"].startswith("attn_in = -4")
+    assert bmm_figures.plot_sources(study).axes
+    assert bmm_datafree.datafree_claims(None, [])[0].verdict == "not tested"
+
+
+def test_box_edges_read_the_best_trial_against_the_bounds():
+    search = SimpleNamespace(best_params={"a": -4.0, "b": 0.3, "scale": 1.4995},
+                             space=SimpleNamespace(bounds={"a": (-4.0, 2.0), "b": (-4.0, 2.0), "scale": (0.5, 1.5)}))
+    edges = bmm_datafree.box_edges(search)
+    assert [(e["param"], e["side"]) for e in edges] == [("a", "lower"), ("scale", "upper")]
+    assert bmm_datafree.box_edges(SimpleNamespace(best_params={"b": 0.0}, space=search.space)) == []
+
+
+def test_conjunction_of_parts():
+    from nbmerge import verdicts
+
+    held = verdicts.decide(1.0, interval=[0.5, 1.5], threshold=0.0)
+    unsure = verdicts.decide(0.2, interval=[-0.5, 0.9], threshold=0.0)
+    against = verdicts.decide(-1.0, interval=[-1.5, -0.5], threshold=0.0)
+    untested = verdicts.not_tested("no eligible τ")
+    combine = bmm_calibration.conjunction
+    assert combine({"a": held, "b": held}).outcome == "held"
+    assert combine({"a": held, "b": unsure}).outcome == "inconclusive"
+    both = combine({"a": unsure, "b": against}, "strict")
+    assert both.outcome == "contradicted" and both.interval == [-1.5, -0.5] and both.reading == "strict"
+    assert combine({"a": held, "b": untested}).outcome == "not tested"
+    assert combine({"a": against, "b": untested}).outcome == "contradicted"
+
+
+def _seed_run(seed, point, sampled, why=None, eligible=True):
+    decision = bmm_calibration.calibration_decision(point, sampled, point, sampled, {"a": 0.8}, eligible=eligible)
+    if why:
+        decision["why"] = why
+    temperatures = {"a": 1.0}
+    return bmm_calibration.PosteriorRun(seed, {}, {}, [{}, {}], {"temperature": 10.0,
+                                                                  "eligible_count": 2 if eligible else 0},
+                                        point, point, sampled, sampled, temperatures, temperatures, decision)
+
+
+def test_calibration_decision_describes_a_seed():
     calibrated, overconfident = _calibrated_and_overconfident()
-    expert = {"a": 0.8}
-    held = bmm_calibration.calibration_decision(overconfident, calibrated, overconfident, calibrated, expert,
-                                                margin=1.0)
-    assert held["held"] is True and held["lower_ece"] and held["accuracy"]["diff"] == 0
-    worse = bmm_calibration.calibration_decision(calibrated, overconfident, calibrated, overconfident, expert)
-    assert worse["held"] is False and not worse["lower_ece"]
-    same = bmm_calibration.calibration_decision(calibrated, calibrated, calibrated, calibrated, expert)
-    assert same["held"] is None and "posterior temperature is too small" in same["why"]
-    # a lower ECE bought with accuracy does not hold
-    labels = calibrated.labels["a"]
-    broken = _preds({"a": np.where((np.arange(len(labels)) % 4 == 0)[:, None], 0.0, calibrated.logits["a"] / 3)},
-                    {"a": labels})
-    lost = bmm_calibration.calibration_decision(overconfident, broken, overconfident, broken, expert, margin=1.0)
-    assert lost["accuracy"]["high"] < -1.0 and lost["held"] is False and not lost["accuracy_kept"]
+    one = bmm_calibration.calibration_decision(overconfident, calibrated, overconfident, calibrated, {"a": 0.8})
+    assert one["why"] is None and one["ece_raw"]["high"] < 0 and one["accuracy"]["diff"] == 0 and "held" not in one
+    same = bmm_calibration.calibration_decision(calibrated, calibrated, calibrated, calibrated, {"a": 0.8})
+    assert "posterior temperature is too small" in same["why"]
+    unfit = bmm_calibration.calibration_decision(overconfident, calibrated, overconfident, calibrated, {"a": 0.8},
+                                                 eligible=False)
+    assert "no eligible setting" in unfit["why"]
 
 
-def test_calibration_claims_over_seeds():
-    def run(held, why=None):
-        decision = {"held": held, "why": why, "evidence": "e", "ece_scaled": {"diff": -0.01},
-                    "ece_raw": {"diff": -0.02}, "accuracy": {"diff": 0.1}}
-        return SimpleNamespace(seed=0, chosen={"temperature": 10.0, "eligible_count": 2}, sweep=[{}, {}],
-                               decision=decision)
+def _calibration_study(runs):
+    return bmm_calibration.CalibrationStudy("s", ["a"], {"a": 0.8}, "task_arithmetic", 1.0, {0: 0.5}, runs)
 
-    study = bmm_calibration.CalibrationStudy("s", ["a"], {"a": 1.0}, "task_arithmetic", 0.5, 1.0,
-                                             [run(True), run(True)])
-    (c,) = bmm_calibration.calibration_claims(study)
-    assert c.verdict == "held" and c.id == "B6" and "ΔECE (TS)" in c.ours and "BRIEF" not in c.source
-    study.runs.append(run(False))
-    assert bmm_calibration.calibration_claims(study)[0].verdict == "did not hold"
-    study.runs = [run(None, "collapsed")]
-    (c,) = bmm_calibration.calibration_claims(study)
-    assert c.verdict == "not tested" and "collapsed" in c.evidence
-    assert bmm_calibration.calibration_claims(None)[0].verdict == "not tested"
+
+def test_calibration_claims_decide_over_seeds_and_examples():
+    seeds = [_calibrated_and_overconfident(seed=0)]
+    labels = seeds[0][0].labels
+    rng = np.random.default_rng(3)
+    pairs = []
+    for seed in range(3):   # the same test examples at every seed, a different "model" each time
+        z = seeds[0][0].logits["a"] + 0.1 * rng.standard_normal(seeds[0][0].logits["a"].shape)
+        pairs.append((_preds({"a": 4 * z}, labels), _preds({"a": z}, labels)))   # (overconfident, calibrated)
+    # sampling = the calibrated model, the point estimate overconfident: both rows held
+    study = _calibration_study([_seed_run(s, point, sampled) for s, (point, sampled) in enumerate(pairs)])
+    b6, b6s = bmm_calibration.calibration_claims(study)
+    assert (b6.id, b6s.id) == ("B6", "B6s") and b6.verdict == b6s.verdict == "held"
+    assert (b6.decision.reading, b6s.decision.reading) == ("paper", "strict") and b6.decision.p is not None
+    assert "ECE reduction at T = 1" in b6.evidence and "3 search seeds" in b6.evidence
+    # the other way round: sampling makes it worse, contradicted
+    worse = _calibration_study([_seed_run(s, sampled, point) for s, (point, sampled) in enumerate(pairs)])
+    assert [c.verdict for c in bmm_calibration.calibration_claims(worse)] == ["contradicted", "contradicted"]
+    # a lower ECE bought with accuracy: contradicted by the accuracy part
+    point, sampled = pairs[0]
+    broken = _preds({"a": np.where((np.arange(len(labels["a"])) % 4 == 0)[:, None], 0.0, sampled.logits["a"] / 3)},
+                    labels)
+    lost = bmm_calibration.calibration_verdicts(_calibration_study([_seed_run(0, point, broken)]))
+    assert lost["parts"]["accuracy"].outcome == "contradicted" and lost["B6"].outcome == "contradicted"
+    # a barely different ensemble on few examples: inconclusive
+    small = {"a": labels["a"][:300]}
+    z = pairs[0][1].logits["a"][:300]
+    nudged = _calibration_study([_seed_run(0, _preds({"a": z}, small), _preds({"a": 1.03 * z}, small))])
+    assert bmm_calibration.calibration_verdicts(nudged)["parts"]["ece_raw"].outcome == "inconclusive"
+    # no eligible τ at any seed: not tested, never "did not hold"
+    none = _calibration_study([_seed_run(s, point, sampled, eligible=False) for s, (point, sampled) in
+                               enumerate(pairs)])
+    b6, b6s = bmm_calibration.calibration_claims(none)
+    assert b6.verdict == b6s.verdict == "not tested" and "no eligible setting" in b6.evidence
+    # one seed left out: named, the others decide
+    part = _calibration_study([_seed_run(0, *pairs[0], eligible=False)]
+                              + [_seed_run(s, point, sampled) for s, (point, sampled) in enumerate(pairs) if s])
+    found = bmm_calibration.calibration_verdicts(part)
+    assert found["seeds"] == [1, 2] and found["left_out"][0].startswith("seed 0") and found["B6"].outcome == "held"
+    assert bmm_figures.plot_calibration_verdicts(found).axes
+    assert all(c.verdict == "not tested" for c in bmm_calibration.calibration_claims(None))
+    for c in bmm_calibration.calibration_claims(study) + bmm_calibration.calibration_claims(none):
+        assert "did not hold" not in c.evidence
+
+
+def test_ece_difference_samples_pool_seeds_and_examples():
+    calibrated, overconfident = _calibrated_and_overconfident(n=1500)
+    single = calibration.ece_difference(overconfident, calibrated, n_boot=500)
+    point, samples, n = calibration.ece_difference_samples([(overconfident, calibrated)] * 2, n_boot=500)
+    assert n == 1500 and point == pytest.approx(100 * single["diff"], abs=1e-9)
+    assert np.quantile(samples, 0.025) > 0 and samples.shape == (500,)
 
 
 def _aligned(cosine=0.5, overlap=0.4, chance_cosine=0.1, chance=0.1):
@@ -283,9 +380,11 @@ def _aligned(cosine=0.5, overlap=0.4, chance_cosine=0.1, chance=0.1):
 def test_theorem_claim_uses_an_interval_over_modules():
     rows = [_aligned(0.3 + 0.01 * i, 0.2 + 0.01 * i) for i in range(20)]
     c = bmm_datafree.theorem_claim(rows, "s")
-    assert c.verdict == "held" and c.id == "B5" and "Theorem 1" in c.claim
-    mixed = [_aligned(0.05, 0.05) if i % 2 else _aligned() for i in range(20)]
-    assert bmm_datafree.theorem_claim(mixed, "s").verdict == "did not hold"
+    assert c.verdict == "held" and c.id == "B5b" and "Theorem 1" in c.claim and c.decision.threshold == 1.0
+    below = [_aligned(0.05 + 0.001 * i, 0.3) for i in range(20)]          # cosine under its baseline everywhere
+    assert bmm_datafree.theorem_claim(below, "s").verdict == "contradicted"
+    mixed = [_aligned(0.05, 0.05) if i % 2 else _aligned() for i in range(20)]   # medians straddle 1
+    assert bmm_datafree.theorem_claim(mixed, "s").verdict == "inconclusive"
     assert bmm_datafree.theorem_claim([], "s").verdict == "not tested"
     interval = ratio_interval(rows, "overlap_ratio")
     assert interval["low"] <= interval["median"] <= interval["high"] and interval["above"] == 20
@@ -351,6 +450,8 @@ def test_configs_come_from_the_notebooks_and_are_validated():
         _datafree(k_fraction=0.0)
     with pytest.raises(NbmergeError, match="budget"):
         _datafree(budget=0)
+    with pytest.raises(NbmergeError, match="n_initial"):
+        _datafree(n_initial=21)
     with pytest.raises(NbmergeError, match="needs data Grams"):
         _datafree(anchors=["regmean"])
     with pytest.raises(NbmergeError, match="margin"):
@@ -416,74 +517,85 @@ def _alignment(config, cache, zoo):
     return trials.stored(cache, "bmm-alignment", bmm_datafree.alignment_key(config), measure)
 
 
-def _source_study(config, cache, zoo):
-    """Notebook 22, section 2: per anchor and seed, BMM with both Gram sources, then the equivalence decision."""
-    study = bmm_datafree.SourceStudy(trials.suite_name(zoo), list(zoo.tasks), trials.expert_accuracy(zoo),
-                                     config.margin)
-    memo = {}
+def _labs(config):
+    return bmm_calibration.seed_labs(config.suite, config.seeds, cache=config.cache, device=config.device,
+                                     val_examples=config.val_examples)
+
+
+def _micro_source_study(config, labs):
+    """Notebook 22, section 2: per anchor and seed (its own validation subset), BMM with both Gram sources."""
+    first = labs[config.seeds[0]]
+    study = bmm_datafree.SourceStudy(first.suite, list(first.zoo.tasks), first.expert, config.margin,
+                                     seed=config.seed)
     for anchor in config.anchors:
-        tuned = trials.tune_anchor(cache, zoo, anchor, gram_examples=config.gram_examples, seed=config.seed,
-                                   device=config.device)
-        for seed in config.seeds:
-            for gram in ("data", "task_vector"):
+        for seed, lab in labs.items():
+            tuned = anchors.tune_anchor(lab, anchor, gram_examples=config.gram_examples, gram_seed=config.seed,
+                                        device=config.device)
+            for variant in ("data", "free"):
                 start = time.perf_counter()
-                tuning = trials.search_bmm(zoo, cache, anchor, tuned.alpha, gram, seed=seed, strategy=config.strategy,
-                                           budget=config.budget, gram_examples=config.gram_examples,
-                                           gram_seed=config.seed, device=config.device, memo=memo)
-                study.add(anchor, tuned, gram, seed, tuning, seconds=time.perf_counter() - start)
+                tuning = anchors.run_search(lab, tuned, variant, strategy=config.strategy, seed=seed,
+                                            budget=config.budget, n_initial=config.n_initial, with_scale=True,
+                                            gram_examples=config.gram_examples, gram_seed=config.seed,
+                                            device=config.device)
+                study.add(tuned, variant, seed, tuning, seconds=time.perf_counter() - start)
             study.decide(anchor, seed)
     return study
 
 
-def test_datafree_notebook_logic_on_micro(micro_cache, tmp_path):
-    config = _datafree(suite="micro", seeds=[0, 1], smoke=True, budget=2, val_examples=20, gram_examples=16,
-                       cache=str(micro_cache))
-    zoo, cache = trials.open_trials(config)
-    rows = _alignment(config, cache, zoo)
+def test_datafree_notebook_logic_on_micro(micro_cache):
+    config = _datafree(suite="micro", seeds=[0, 1], smoke=True, budget=2, n_initial=1, val_examples=20,
+                       gram_examples=16, cache=str(micro_cache))
+    labs = _labs(config)
+    assert labs[0].cache.evaluator.subset_spec("val") != labs[1].cache.evaluator.subset_spec("val")
+    zoo = labs[0].zoo
+    rows = _alignment(config, labs[0].cache, zoo)
     assert len(rows) == 16 and {r["module_type"] for r in rows} == {"attn_in", "attn_out", "mlp_in", "mlp_out"}
     assert all(0 <= r["overlap"] <= 1 + 1e-9 and r["chance_cosine"] > 0 for r in rows)
     assert alignment_summary(rows)[-1]["module_type"] == "all"
-    study = _source_study(config, cache, zoo)
+    study = _micro_source_study(config, labs)
     assert len(study.runs) == 4 and [d["seed"] for d in study.decisions["task_arithmetic"]] == [0, 1]
-    assert study.anchors["task_arithmetic"]["alpha"] in protocol.SCALE_GRID
+    assert all(info["alpha"] in protocol.SCALE_GRID for info in study.anchors["task_arithmetic"].values())
+    assert all(isinstance(r.summary["edges"], list) for r in study.runs)
     # the logs live under the trial cache, never in the working folder
-    assert len(list((cache.root / "logs").glob("bmm-task_arithmetic-*-seed*.jsonl"))) == 4
+    assert len(list((labs[0].cache.root / "bmm-logs").glob("task_arithmetic-*-seed*.jsonl"))) >= 4
     table = bmm_datafree.source_rows(study)
-    assert len(table) == 1 + 2 * 2 and table[0]["Grams"].startswith("anchor alone")
+    assert len(table) == 2 * 3 and table[0]["Grams"].startswith("anchor alone")
     claims = bmm_datafree.datafree_claims(study, rows, seed=config.seed)
-    assert [c.id for c in claims] == ["B5", "B5"] and all("BRIEF" not in c.source for c in claims)
-    assert claims[0].suite == "micro" and "free − data" in claims[0].ours
-    assert math.isfinite(bmm_datafree.datafree_headline(study)["value"])
+    assert [c.id for c in claims] == ["B5a", "B5b"] and all("BRIEF" not in c.source for c in claims)
+    assert claims[0].suite == "micro" and claims[0].verdict in ("held", "contradicted", "inconclusive", "not tested")
+    assert math.isfinite(bmm_datafree.datafree_headline(study)["value"]) or claims[0].verdict == "not tested"
+    assert bmm_datafree.study_metrics(study)["verdict"]["outcome"] == claims[0].verdict
     for fig in (bmm_figures.plot_alignment(rows), bmm_figures.plot_sources(study)):
         assert fig.axes
     # a second run recomputes nothing: the alignment is stored, the logs replay, every prediction is a cache hit
-    _, again = trials.open_trials(config)
-    stored = _alignment(config, again, zoo)
+    again = _labs(config)
+    stored = _alignment(config, again[0].cache, zoo)
     assert [r["key"] for r in stored] == [r["key"] for r in rows]
     assert [r["overlap"] for r in stored] == pytest.approx([r["overlap"] for r in rows])
-    second = _source_study(config, again, zoo)
-    assert again.misses == 0 and all(r.summary["replayed"] == 2 for r in second.runs)
+    second = _micro_source_study(config, again)
+    assert all(lab.cache.misses == 0 for lab in again.values()) and all(r.summary["replayed"] == 2
+                                                                         for r in second.runs)
     assert second.decisions == study.decisions
 
 
-def _calibration_study(config, cache, zoo):
-    """Notebook 21's steps: α, the searches, σ̂², the validation sweep over τ, the chosen τ on test."""
-    expert = trials.expert_accuracy(zoo)
-    tuned = trials.tune_anchor(cache, zoo, config.anchor, gram_examples=config.gram_examples, seed=config.seed,
-                               device=config.device)
-    study = bmm_calibration.CalibrationStudy(trials.suite_name(zoo), list(zoo.tasks), expert, config.anchor,
-                                             tuned.alpha, config.margin)
-    memo = {}
-    tunings = {seed: trials.search_bmm(zoo, cache, config.anchor, tuned.alpha, "data", seed=seed,
-                                       strategy=config.strategy, budget=config.budget,
-                                       gram_examples=config.gram_examples, gram_seed=config.seed,
-                                       device=config.device, memo=memo)
-               for seed in config.seeds}
-    noise = {seed: bmm_posterior.posterior_noise(cache, zoo, tuning) for seed, tuning in tunings.items()}
+def _micro_calibration_study(config, labs):
+    """Notebook 21's steps: per seed α, the search, σ̂², the validation sweep over τ, the chosen τ on test."""
+    first = labs[config.seeds[0]]
+    tuned = {seed: anchors.tune_anchor(lab, config.anchor, gram_examples=config.gram_examples,
+                                       gram_seed=config.seed, device=config.device) for seed, lab in labs.items()}
+    study = bmm_calibration.CalibrationStudy(first.suite, list(first.zoo.tasks), first.expert, config.anchor,
+                                             config.margin, alphas={s: a.alpha for s, a in tuned.items()})
+    tunings = {seed: anchors.run_search(lab, tuned[seed], "data", strategy=config.strategy, seed=seed,
+                                        budget=config.budget, n_initial=config.n_initial, with_scale=True,
+                                        gram_examples=config.gram_examples, gram_seed=config.seed,
+                                        device=config.device)
+               for seed, lab in labs.items()}
+    noise = {seed: bmm_posterior.posterior_noise(labs[seed].cache, first.zoo, tuning)
+             for seed, tuning in tunings.items()}
     val_draws, sweeps, chosen = {}, {}, {}
     for seed, tuning in tunings.items():
-        val_draws[seed] = {tau: bmm_posterior.posterior_draws(cache, tuning, noise[seed], tau, config.samples, seed,
-                                                              "val")
+        val_draws[seed] = {tau: bmm_posterior.posterior_draws(labs[seed].cache, tuning, noise[seed], tau,
+                                                              config.samples, seed, "val")
                            for tau in config.temperatures}
         sweeps[seed] = [bmm_posterior.sweep_row(tau, draws, tuning.val_predictions, config.margin)
                         for tau, draws in val_draws[seed].items()]
@@ -491,13 +603,14 @@ def _calibration_study(config, cache, zoo):
     for seed, tuning in tunings.items():
         tau = chosen[seed]["temperature"]
         sampled_val = bmm_posterior.ensemble(val_draws[seed][tau])
-        sampled_test = bmm_posterior.ensemble(bmm_posterior.posterior_draws(cache, tuning, noise[seed], tau,
-                                                                            config.samples, seed, "test"))
+        sampled_test = bmm_posterior.ensemble(bmm_posterior.posterior_draws(labs[seed].cache, tuning, noise[seed],
+                                                                            tau, config.samples, seed, "test"))
         point_temps = calibration.fit_temperature(tuning.val_predictions)
         sampled_temps = calibration.fit_temperature(sampled_val)
         decision = bmm_calibration.calibration_decision(
             tuning.test_predictions, sampled_test, calibration.rescaled(tuning.test_predictions, point_temps),
-            calibration.rescaled(sampled_test, sampled_temps), expert, config.margin, seed=seed)
+            calibration.rescaled(sampled_test, sampled_temps), study.expert, config.margin, seed=seed,
+            eligible=chosen[seed]["eligible_count"] > 0)
         study.runs.append(bmm_calibration.PosteriorRun(
             seed, bmm_calibration.tuning_summary(tuning), noise[seed], sweeps[seed], chosen[seed],
             tuning.val_predictions, tuning.test_predictions, sampled_val, sampled_test, point_temps, sampled_temps,
@@ -506,31 +619,36 @@ def _calibration_study(config, cache, zoo):
 
 
 def test_calibration_notebook_logic_on_micro(micro_cache):
-    config = _calibration(suite="micro", seeds=[0], smoke=True, budget=2, val_examples=20, gram_examples=16,
-                          samples=2, temperatures=[10.0, 3000.0], cache=str(micro_cache))
-    zoo, cache = trials.open_trials(config)
-    study, sweeps, chosen, tunings = _calibration_study(config, cache, zoo)
-    (run,) = study.runs
-    assert [r["temperature"] for r in run.sweep] == [10.0, 3000.0] and run.chosen["temperature"] in (10.0, 3000.0)
-    assert len(run.sampled_test.extra["members"]) == 2 and set(run.point_temperatures) == set(zoo.tasks)
-    assert all(v > 0 for v in run.noise.values()) and run.decision["held"] in (True, False, None)
+    config = _calibration(suite="micro", seeds=[0, 1], smoke=True, budget=2, n_initial=1, val_examples=20,
+                          gram_examples=16, samples=2, temperatures=[1.0, 10.0, 3000.0], cache=str(micro_cache))
+    labs = _labs(config)
+    study, sweeps, chosen, tunings = _micro_calibration_study(config, labs)
+    run = study.runs[0]
+    assert [r["temperature"] for r in run.sweep] == [1.0, 10.0, 3000.0]
+    assert run.chosen["temperature"] in (1.0, 10.0, 3000.0) and run.chosen["eligible_count"] >= 1
+    assert len(run.sampled_test.extra["members"]) == 2 and set(run.point_temperatures) == set(labs[0].zoo.tasks)
+    assert all(v > 0 for v in run.noise.values()) and "held" not in run.decision
     sweep = bmm_calibration.sweep_table(sweeps, chosen, tunings)
-    assert len(sweep) == 2 and sum(r["chosen"] for r in sweep) == 1
+    assert len(sweep) == 6 and sum(r["chosen"] for r in sweep) == 2
     rows = bmm_calibration.seed_rows(study)
     assert rows[0]["seed"] == 0 and rows[0]["acc point"] == pytest.approx(run.tuning["test_accuracy"])
-    assert [r["task"] for r in bmm_calibration.task_rows(run, study.expert)] == [*zoo.tasks, "mean"]
+    assert [r["task"] for r in bmm_calibration.task_rows(run, study.expert)] == [*labs[0].zoo.tasks, "mean"]
     assert {r["module_type"] for r in bmm_calibration.noise_summary(run.noise)} <= {"attn_in", "attn_out", "mlp_in",
                                                                                      "mlp_out"}
-    (c,) = bmm_calibration.calibration_claims(study)
-    assert c.id == "B6" and c.suite == "micro"
+    b6, b6s = bmm_calibration.calibration_claims(study)
+    assert (b6.id, b6s.id) == ("B6", "B6s") and b6.suite == "micro"
     metrics = bmm_calibration.calibration_metrics(study)
     assert metrics["seeds"][0]["reliability"]["point"]["examples"] == sum(len(run.point_test.labels[t])
-                                                                          for t in zoo.tasks)
-    assert bmm_figures.plot_temperature(run).axes and bmm_figures.plot_reliability(run).axes
+                                                                          for t in labs[0].zoo.tasks)
+    assert metrics["verdicts"]["B6"]["outcome"] == b6.verdict
+    found = bmm_calibration.calibration_verdicts(study)
+    for fig in (bmm_figures.plot_temperature(run, config.margin), bmm_figures.plot_reliability(run),
+                bmm_figures.plot_calibration_verdicts(found)):
+        assert fig.axes
     # warm: nothing is evaluated again, the noise is read back, the solver is never built
-    _, again = trials.open_trials(config)
-    second, *_ = _calibration_study(config, again, zoo)
-    assert again.misses == 0 and second.runs[0].decision == run.decision
+    again = _labs(config)
+    second, *_ = _micro_calibration_study(config, again)
+    assert all(lab.cache.misses == 0 for lab in again.values()) and second.runs[0].decision == run.decision
 
 
 def test_real_posterior_at_zero_temperature_is_the_point_estimate(micro):

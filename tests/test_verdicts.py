@@ -119,3 +119,24 @@ def test_index_refuses_duplicate_ids_and_applies_holm():
     assert ordered[0][0]["holm"] is True and ordered[1][0]["holm"] is False
     with pytest.raises(NbmergeError, match="repeat"):
         claim_rows({"reports": [{"name": "n", "claims": rows}, {"name": "m", "claims": rows[:1]}]})
+
+
+def test_evaluator_views_keep_their_own_validation_subsets():
+    """Each seed's trial cache validates on its own subset: cutting one view's subset never moves another's (the zoo
+    holds one evaluator; a shared one left every seed on the last subset cut)."""
+    import torch
+
+    from nbmerge.evaluation import Evaluator
+
+    ev = Evaluator.__new__(Evaluator)
+    ev.task_names = ["a", "b"]
+    ev._inputs = {(t, s): (torch.arange(100), torch.arange(100)) for t in ev.task_names for s in ("val", "test")}
+    ev._full_val = {t: ev._inputs[(t, "val")] for t in ev.task_names}
+    ev._val_subset = (0, 0)
+    v0, v1 = ev.with_val_subset(10, 0), ev.with_val_subset(10, 1)
+    picked0 = v0._inputs[("a", "val")][1].tolist()
+    assert v0.subset_spec("val") == [10, 0] and v1.subset_spec("val") == [10, 1] and ev.subset_spec("val") is None
+    assert picked0 != v1._inputs[("a", "val")][1].tolist() and len(picked0) == 10
+    v1.use_val_subset(10, 2)
+    assert v0._inputs[("a", "val")][1].tolist() == picked0 and len(ev._inputs[("a", "val")][1]) == 100
+    assert v0._inputs[("a", "test")][1] is ev._inputs[("a", "test")][1]      # test inputs shared, never copied

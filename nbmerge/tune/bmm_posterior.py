@@ -9,7 +9,8 @@ evaluates), each row of U has the posterior N(U*_row, σ²(XXᵀ + λI)⁻¹). H
   standard-normal draws are scaled at every τ and a draw's predictions are cached by its :func:`draw_recipe`.
 * :func:`ensemble`: the sampled predictive, the draws' probabilities averaged.
 * :func:`sweep_row` and :func:`select_temperature`: τ chosen on validation by the ensemble's NLL after its own
-  logit temperature scaling, among the τ whose accuracy stays within a margin of the point estimate's.
+  logit temperature scaling, among the τ whose accuracy stays within a margin of the point estimate's (the grid
+  should reach down to τ where the draws barely move the point estimate, so that some τ is eligible).
 
 The sampler itself is ``nbmerge.solvers.bmm.BMMSolver.sampled``.
 """
@@ -114,7 +115,8 @@ def sweep_row(temperature: float, draws: Sequence[Predictions], point_val: Predi
 
 def select_temperature(rows: Sequence[dict]) -> dict:
     """The validation row with the lowest NLL after temperature scaling among the eligible ones (accuracy within
-    the margin of the point estimate's); among all rows when none is. Adds ``eligible_count``."""
+    the margin of the point estimate's). Adds ``eligible_count``; when it is 0 (a sweep that left no eligible
+    setting) the row is the lowest-NLL one among all, for display only: a claim on it is not tested."""
     if not rows:
         raise NbmergeError("select_temperature: no posterior temperature was evaluated")
     eligible = [r for r in rows if r["eligible"]]
