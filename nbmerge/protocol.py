@@ -11,7 +11,7 @@
   damaged entry is quarantined and recomputed, never used.
 * **Paired intervals.** :func:`paired_difference` is a stratified paired bootstrap over test examples (examples
   resampled within each task; the statistic is the difference of normalized accuracy, mean over tasks, in points).
-  "A beats B" means its 95% interval lies above 0 (:func:`beats`).
+  Claims are decided from such intervals by :mod:`nbmerge.verdicts` (held / contradicted / inconclusive).
 * **No vacuous verdicts.** :func:`vacuous` says why a comparison cannot test anything: a model at chance, two
   models that make the same prediction on almost every test example (collapsed onto one another), or a tie.
 """
@@ -467,45 +467,6 @@ def vacuous(a: Predictions, b: Predictions, interval: Optional[Interval] = None,
     return None
 
 
-def beats(a: Predictions, b: Predictions, expert: Optional[Mapping[str, float]] = None,
-          names=("A", "B"), seed: int = 0) -> dict:
-    """Decide "A beats B": held when the paired 95% interval of A − B is above 0, did not hold otherwise, None
-    (not tested) when the comparison is vacuous. Returns {"held", "interval", "why", "evidence"}."""
-    interval = paired_difference(a, b, expert, seed=seed)
-    why = vacuous(a, b, interval, names)
-    held = None if why else interval.low > 0
-    evidence = f"{names[0]} − {names[1]} = {interval}" + (f" (not tested: {why})" if why else "")
-    return {"held": held, "interval": interval.to_dict(), "why": why, "evidence": evidence}
-
-
-def equivalent(a: Predictions, b: Predictions, margin: float, expert: Optional[Mapping[str, float]] = None,
-               names=("A", "B"), seed: int = 0) -> dict:
-    """Decide "A performs comparably to B" as an equivalence test: held when the paired 95% interval of A − B lies
-    inside ±``margin`` points, did not hold when it lies wholly outside, not tested when it straddles the margin
-    (too little data to decide) or the comparison is vacuous."""
-    interval = paired_difference(a, b, expert, seed=seed)
-    why = vacuous(a, b, interval, names)
-    if why is None and interval.low > -margin and interval.high < margin:
-        held = True
-    elif why is None and (interval.low >= margin or interval.high <= -margin):
-        held = False
-    else:
-        held = None
-        why = why or f"the interval {interval} straddles the ±{margin:g}-point margin: inconclusive"
-    evidence = f"{names[0]} − {names[1]} = {interval}, margin ±{margin:g} pts" + (f" (not tested: {why})" if why
-                                                                                    else "")
-    return {"held": held, "interval": interval.to_dict(), "why": why, "evidence": evidence}
-
-
-def over_seeds(decisions: Sequence[dict]) -> Optional[bool]:
-    """A claim decided at several seeds holds when it holds at every seed that could test it, and at least one
-    could; it did not hold when some seed says so; not tested when no seed could test it."""
-    tested = [d["held"] for d in decisions if d["held"] is not None]
-    if not tested:
-        return None
-    return all(tested)
-
-
 def spread(values: Sequence[float]) -> str:
     """"mean ± sd (min–max, n)" of per-seed numbers, for evidence strings."""
     v = np.asarray([x for x in values if x is not None and math.isfinite(x)], dtype=float)
@@ -513,17 +474,6 @@ def spread(values: Sequence[float]) -> str:
         return "n/a"
     sd = float(v.std(ddof=1)) if len(v) > 1 else 0.0
     return f"{v.mean():.2f} ± {sd:.2f} ({v.min():.2f}–{v.max():.2f}, {len(v)} seeds)"
-
-
-def all_of(decisions: Sequence[Optional[bool]]) -> Optional[bool]:
-    """A claim over several parts (anchors, suites): did not hold when any part did not; not tested when any part
-    could not be tested (or there is none); held otherwise."""
-    decisions = list(decisions)
-    if any(d is False for d in decisions):
-        return False
-    if not decisions or any(d is None for d in decisions):
-        return None
-    return True
 
 
 def bootstrap_accuracy(models: Sequence[Predictions], n_boot: int = BOOTSTRAP, seed: int = 0) -> np.ndarray:

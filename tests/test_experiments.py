@@ -4,6 +4,8 @@ import json
 from pathlib import Path
 
 import pytest
+
+from nbmerge.verdicts import decide
 import torch
 
 from nbmerge import interference
@@ -55,7 +57,10 @@ def test_subspace_overlap_is_one_for_shared_and_zero_for_disjoint_directions():
 
 def test_claim_verdicts():
     assert claim("x", "y", None).verdict == "not tested"
-    assert claim("x", "y", True, id="T1").id == "T1"
+    held = decide(2.0, interval=[1.0, 3.0], threshold=0.0)
+    assert claim("x", "y", held, id="T1").id == "T1" and claim("x", "y", held, id="T1").verdict == "held"
+    with pytest.raises(NbmergeError, match="Decision"):
+        claim("x", "y", True, id="T1")
     with pytest.raises(NbmergeError, match="verdict must be one of"):
         Claim("x", "y", "maybe")
 
@@ -64,10 +69,12 @@ def test_finish_writes_metrics(tmp_path, capsys):
     out = tmp_path / "metrics.json"
     config = notebook_config(tour.TourConfig, NOTEBOOKS / "00_tour.ipynb", suite="micro")
     finish("demo", headline={"name": "h", "value": torch.tensor(0.5)}, metrics={"nan": float("nan")},
-           claims=[claim("c", "s", True, "e")], config=config, out=out)
+           claims=[claim("c", "s", decide(2.0, interval=[1.0, 3.0], threshold=0.0), "e", id="X1")], config=config,
+           out=out)
     record = json.loads(out.read_text())
     assert record["headline"]["value"] == 0.5 and record["metrics"]["nan"] is None
     assert record["claims"][0]["verdict"] == "held" and record["parameters"]["suite"] == "micro"
+    assert record["claims"][0]["interval"] == [1.0, 3.0] and record["claims"][0]["outcome"] == "held"
     assert "git_sha" in record["fingerprint"] and "environment:" in capsys.readouterr().out
     with pytest.raises(NbmergeError, match="headline needs"):
         finish("demo", headline={"value": 1}, metrics={}, out=out)

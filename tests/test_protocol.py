@@ -159,32 +159,35 @@ def test_paired_difference_identical_models_is_zero_with_full_agreement():
     assert interval.diff == 0 and interval.low == 0 and interval.high == 0 and interval.agreement == 1
 
 
-def test_beats_held_did_not_hold_and_not_tested():
+def test_compare_held_contradicted_and_not_tested():
+    """A beats B through verdicts.compare (one seed): held above 0, contradicted below; at chance or collapsed,
+    not tested whatever the interval says; normalisation by the experts' accuracy scales the difference."""
+    from nbmerge import verdicts
+
     n = 400
     rng = np.random.default_rng(5)
     weak = {t: rng.random(n) < 0.5 for t in "ab"}
     strong = {t: weak[t] | (rng.random(n) < 0.4) for t in "ab"}  # right wherever weak is, and more
     a, b = _preds(strong), _preds(weak)
-    decision = protocol.beats(a, b, names=("strong", "weak"))
-    assert decision["held"] is True and decision["interval"]["low"] > 0
-    assert protocol.beats(b, a, names=("weak", "strong"))["held"] is False
-    # normalisation by the experts' accuracy scales the difference
+    decision = verdicts.compare([(a, b)], names=("strong", "weak"))
+    assert decision.outcome == "held" and decision.interval[0] > 0
+    assert verdicts.compare([(b, a)], names=("weak", "strong")).outcome == "contradicted"
     plain = protocol.paired_difference(a, b)
     scaled = protocol.paired_difference(a, b, expert={"a": 0.5, "b": 0.5})
     assert scaled.diff == pytest.approx(2 * plain.diff)
-    # at chance: 4 classes, 25% right → not tested, whatever the interval says
     chance = _preds({t: rng.random(n) < 0.25 for t in "ab"})
-    verdict = protocol.beats(a, chance, names=("strong", "chance"))
-    assert verdict["held"] is None and "chance" in verdict["why"]
-    # collapsed: the same predictions except on 1 example in 1000
+    verdict = verdicts.compare([(a, chance)], names=("strong", "chance"))
+    assert verdict.outcome == "not tested" and "chance" in verdict.why
     c = {"a": rng.random(1000) < 0.7}
     flipped = {"a": c["a"].copy()}
     flipped["a"][0] = not flipped["a"][0]
-    verdict = protocol.beats(_preds(flipped), _preds(c))
-    assert verdict["held"] is None and "collapsed" in verdict["why"]
+    verdict = verdicts.compare([(_preds(flipped), _preds(c))])
+    assert verdict.outcome == "not tested" and "collapsed" in verdict.why
 
 
 def test_equivalence_needs_the_whole_interval_inside_the_margin():
+    from nbmerge import verdicts
+
     rng = np.random.default_rng(7)
     base = {t: rng.random(3000) < 0.7 for t in "ab"}
     near = {t: base[t].copy() for t in "ab"}
@@ -193,17 +196,13 @@ def test_equivalence_needs_the_whole_interval_inside_the_margin():
         near[t][rng.choice(right, 30, replace=False)] = False
         near[t][rng.choice(wrong, 30, replace=False)] = True
     a, b = _preds(near, seed=1), _preds(base, seed=1)
-    assert protocol.equivalent(a, b, margin=3.0)["held"] is True
-    undecided = protocol.equivalent(a, b, margin=0.1)
-    assert undecided["held"] is None and "straddles" in undecided["why"]
+    assert verdicts.compare([(a, b)], threshold=[-3.0, 3.0]).outcome == "held"
+    assert verdicts.compare([(a, b)], threshold=[-0.1, 0.1]).outcome == "inconclusive"
     far = {t: base[t] & (rng.random(3000) < 0.7) for t in "ab"}
-    assert protocol.equivalent(_preds(far, seed=1), b, margin=1.0)["held"] is False
+    assert verdicts.compare([(_preds(far, seed=1), b)], threshold=[-1.0, 1.0]).outcome == "contradicted"
 
 
-def test_over_seeds_and_spread():
-    assert protocol.over_seeds([{"held": True}, {"held": True}, {"held": None}]) is True
-    assert protocol.over_seeds([{"held": True}, {"held": False}]) is False
-    assert protocol.over_seeds([{"held": None}]) is None
+def test_spread():
     assert protocol.spread([1.0, 2.0, 3.0]).startswith("2.00 ± 1.00 (1.00–3.00, 3 seeds)")
 
 

@@ -1,5 +1,6 @@
-"""The tour (notebooks/00_tour.ipynb): its verdicts come from paired intervals under one tuning protocol, its merges
-go through the shared trial cache, and its parameters cell matches its config."""
+"""The tour (notebooks/00_tour.ipynb): its claims are decided (held, contradicted, inconclusive, not tested) from
+intervals over seeds and test examples under one tuning protocol, its merges go through the shared trial cache, and
+its parameters cell matches its config."""
 
 from pathlib import Path
 
@@ -46,43 +47,82 @@ def _tuned(method: str, alpha: float, val: float) -> protocol.Tuned:
     return protocol.Tuned(protocol.method_recipe(method), alpha, curve)
 
 
-def _comparison(models: dict) -> tour.Comparison:
-    """``models``: name → (share right on test, chosen α, validation accuracy at α)."""
-    comparison = tour.Comparison("toy", list(TASKS), {t: 0.9 for t in TASKS}, {t: 0.3 for t in TASKS}, 0.3)
-    for name, (share, alpha, val) in models.items():
-        comparison.add(name, _tuned(name, alpha, val), _predictions(_first(share)))
+def _comparison(models: dict, seeds: int = 1) -> tour.Comparison:
+    """``models``: name → (share right on test, chosen α, validation accuracy at α), the same at every seed; or
+    name → a list of such per seed."""
+    comparison = tour.Comparison("toy", list(TASKS), {t: 0.9 for t in TASKS}, {t: 0.3 for t in TASKS}, 0.3,
+                                 seeds=tuple(range(seeds)))
+    for name, spec in models.items():
+        per_seed = spec if isinstance(spec, list) else [spec] * seeds
+        comparison.add(name, [(_tuned(name, alpha, val), _predictions(_first(share)))
+                              for share, alpha, val in per_seed])
     comparison.decide()
     return comparison
 
 
-def test_claims_are_decided_by_paired_intervals_not_point_estimates():
+def _shifted(gained: int, lost: int, share: float = 0.6) -> dict[str, np.ndarray]:
+    """Right where ``_first(share)`` is, except ``lost`` of those examples, plus ``gained`` others."""
+    out = {}
+    for t, v in _first(share).items():
+        v = v.copy()
+        v[:lost] = False
+        v[int(share * N):int(share * N) + gained] = True
+        out[t] = v
+    return out
+
+
+def test_claims_take_the_four_outcomes():
     comparison = _comparison({"task_arithmetic": (0.6, 0.3, 0.6), "ties": (0.7, 1.0, 0.7),
                               "tsv": (0.6, 1.4, 0.6),        # the same predictions as task arithmetic: collapsed
                               "iso_cts": (0.5, 4.0, 0.5)})
     claims = {c.id: c for c in tour_claims.tour_claims(comparison)}
     assert [c for c in claims] == ["T1", "T2", "T3", "T4", "T5", "T6", "T7"]
     assert claims["T1"].verdict == "held" and "+11.1" in claims["T1"].ours      # (0.7 − 0.6) / 0.9
-    assert "ties 1, task_arithmetic 0.3" in claims["T1"].evidence               # each model's own α
+    assert "ties 1; task_arithmetic 0.3" in claims["T1"].evidence               # each model's own α
     assert claims["T2"].verdict == "not tested" and "collapsed" in claims["T2"].evidence
-    assert claims["T3"].verdict == "did not hold"
+    assert claims["T3"].verdict == "contradicted"                               # the interval is below 0
     assert claims["T4"].verdict == "not tested" and "regmean was not run" in claims["T4"].evidence
     assert claims["T6"].verdict == claims["T7"].verdict == "not tested"
     for c in claims.values():
-        assert "arXiv" in c.source and ".md" not in c.source and c.suite == "toy" and c.paper
+        assert "arXiv" in c.source and ".md" not in c.source and c.suite == "toy" and c.paper and c.setting
+        assert c.verdict in ("held", "contradicted", "inconclusive", "not tested")
+        assert "did not hold" not in c.evidence and "did not hold" not in c.verdict
+        assert c.decision is not None and c.decision.outcome == c.verdict
+    assert claims["T1"].decision.effect == pytest.approx(4.3) and claims["T1"].decision.threshold == 0.0
 
 
-def test_a_small_gain_within_the_noise_does_not_hold():
-    # per task, 3 examples gained and 2 lost out of 300: a positive difference whose interval covers 0
-    better = {t: v.copy() for t, v in _first(0.6).items()}
-    for v in better.values():
-        v[-3:] = True
-        v[:2] = False
+def test_a_gain_below_the_papers_effect_is_contradicted_and_a_noisy_one_is_inconclusive():
+    # per task, 3 examples gained and 2 lost out of 300: an interval around +0.4 that covers 0 but lies wholly
+    # below the paper's +4.3 (TIES over task arithmetic): the claim as the paper states it is excluded
     comparison = _comparison({"task_arithmetic": (0.6, 0.3, 0.6)})
-    comparison.add("ties", _tuned("ties", 1.0, 0.7), _predictions(better))
+    comparison.add("ties", [(_tuned("ties", 1.0, 0.7), _predictions(_shifted(3, 2)))])
     comparison.decide()
     decision = comparison.versus["ties"]
-    assert decision["interval"]["diff"] > 0 and decision["interval"]["low"] < 0 and decision["held"] is False
-    assert tour_claims.tour_claims(comparison)[0].verdict == "did not hold"
+    assert decision.estimate > 0 and decision.interval[0] < 0 and decision.outcome == "inconclusive"  # no effect
+    t1 = tour_claims.tour_claims(comparison)[0]
+    assert t1.verdict == "contradicted" and t1.decision.interval[1] < 4.3 and "paper's effect +4.3" in t1.evidence
+    # many examples change either way, a net +2.2: both 0 and +4.3 inside the interval → inconclusive, and the
+    # evidence says what this run could have detected
+    noisy = _comparison({"task_arithmetic": (0.6, 0.3, 0.6)})
+    noisy.add("ties", [(_tuned("ties", 1.0, 0.7), _predictions(_shifted(40, 34)))])
+    t1 = tour_claims.tour_claims(noisy)[0]
+    lo, hi = t1.decision.interval
+    assert t1.verdict == "inconclusive" and lo < 0 < 4.3 < hi, t1.evidence
+    assert "detects effects" in t1.evidence and "test examples would decide it" in t1.evidence
+
+
+def test_seeds_enter_one_interval():
+    """Three seeds, each its own α choice and test predictions: one decision over all of them (pairs per seed)."""
+    spec = {"task_arithmetic": [(0.6, 0.3, 0.6), (0.6, 0.5, 0.6), (0.6, 0.3, 0.6)],
+            "ties": [(0.7, 1.0, 0.7), (0.65, 1.4, 0.7), (0.7, 1.0, 0.7)]}
+    comparison = _comparison(spec, seeds=3)
+    assert comparison.alphas("task_arithmetic") == [0.3, 0.5, 0.3]
+    assert len(comparison.pairs("ties", "task_arithmetic")) == 3
+    t1 = tour_claims.tour_claims(comparison)[0]
+    assert t1.verdict == "held" and "3 seeds" in t1.evidence and "ties 1, 1.4, 1" in t1.evidence
+    # the estimate is the mean over seeds: (11.1 + 5.6 + 11.1) / 3
+    assert t1.decision.estimate == pytest.approx(100 * (0.1 + 0.05 + 0.1) / 3 / 0.9)
+    assert comparison.normalized("ties") == pytest.approx((0.7 + 0.65 + 0.7) / 3 / 0.9)
 
 
 def test_bmm_claims_compare_with_the_anchor():
@@ -90,7 +130,8 @@ def test_bmm_claims_compare_with_the_anchor():
                            "BMM data-free": (0.55, 1.0, 0.5)})
     main = _comparison({"task_arithmetic": (0.6, 0.3, 0.6)})
     claims = {c.id: c for c in tour_claims.tour_claims(main, section)}
-    assert claims["T6"].verdict == "held" and claims["T7"].verdict == "did not hold"
+    assert claims["T6"].verdict == "held" and claims["T7"].verdict == "contradicted"
+    assert claims["T6"].decision.effect is None           # the abstract states no gap over the anchor
     assert "BMM, arXiv 2605.12843" in claims["T6"].source
 
 
@@ -117,6 +158,14 @@ def test_rows_have_no_missing_cells_and_the_figures_draw():
     for fig in (tour_figures.plot_alpha_curves(comparison), tour_figures.plot_comparison(comparison)):
         assert fig.axes
         plt.close(fig)
+
+
+def test_every_figure_of_the_notebook_goes_through_figure_with_alt_text():
+    import json
+
+    cells = ["".join(c["source"]) for c in json.loads(NOTEBOOK.read_text())["cells"] if c["cell_type"] == "code"]
+    source = "\n".join(cells)
+    assert source.count("tour_figures.plot_") == source.count("figure(tour_figures.plot_") == 5
 
 
 def test_preview_summary_points_to_the_pareto_report_when_off():
@@ -154,6 +203,9 @@ def test_config_checks_and_is_built_from_the_notebook():
         _config(bmm_anchor="regmean")
     with pytest.raises(NbmergeError, match="two"):
         _config(pareto_tasks=["a"])
+    with pytest.raises(NbmergeError, match="distinct"):
+        _config(seeds=[0, 0])
+    assert tour.validation_seeds(_config(val_examples=0, seeds=[0, 1, 2])) == (0,)   # the whole split: one draw
     with pytest.raises(NbmergeError, match="declares no parameter"):
         _config(no_such_knob=1)
     with pytest.raises(TypeError):
@@ -164,10 +216,10 @@ def test_config_checks_and_is_built_from_the_notebook():
 
 
 def test_the_tour_on_micro_goes_through_the_trial_cache(micro_cache, monkeypatch):
-    """Every merge is tuned on the same grid on the validation subset; a second run evaluates nothing and collects
-    no Grams, and gives the same numbers."""
-    config = _config(cache=str(micro_cache), methods=["task_arithmetic", "ties", "regmean"], val_examples=40,
-                     gram_examples=16, bmm_grams=["task_vector"])
+    """Every merge is tuned on the same grid at each seed's validation subset; a method is merged once for all
+    seeds; a second run evaluates nothing and collects no Grams, and gives the same numbers."""
+    config = _config(cache=str(micro_cache), methods=["task_arithmetic", "ties", "regmean", "ace"], val_examples=40,
+                     gram_examples=16, bmm_grams=["task_vector"], seeds=[0, 1])
     zoo = open_zoo(config.suite, config.cache)
     base, experts = load_models(zoo)
     collected, merged = [], []
@@ -189,18 +241,27 @@ def test_the_tour_on_micro_goes_through_the_trial_cache(micro_cache, monkeypatch
         bmm = tour.bmm_section(zoo, config, base, experts, comparison, cache, grams)
         return comparison, bmm, cache
 
-    first, first_bmm, _ = run()
-    assert len(merged) == len(set(merged))  # each method merged at most once (its test reuses the α = 1 merge)
+    first, first_bmm, first_cache = run()
+    # each method merged once for both seeds (tests reuse it); BMM once per distinct anchor α (its prior)
+    assert [m for m in merged if m != "bmm"] == ["task_arithmetic", "ties", "regmean", "ace"]
+    assert merged.count("bmm") == len(set(first.alphas("task_arithmetic")))
+    assert first_cache.evaluator.subset_spec("val") == [40, 0]   # the first seed's subset is restored
     collected.clear()
     merged.clear()
     second, second_bmm, cache = run()
     assert cache.misses == 0 and not collected and not merged
-    for name, tuned in first.tuned.items():
-        assert [r["alpha"] for r in tuned.curve] == list(protocol.SCALE_GRID)
-        assert tuned.curve == second.tuned[name].curve and tuned.alpha == second.tuned[name].alpha
+    for name, runs in first.runs.items():
+        assert len(runs) == 2
+        for (tuned, _), (again, _) in zip(runs, second.runs[name]):
+            assert [r["alpha"] for r in tuned.curve] == list(protocol.SCALE_GRID)
+            assert tuned.curve == again.curve and tuned.alpha == again.alpha
+        assert runs[0][0].curve != runs[1][0].curve   # two validation subsets, two curves
         assert first.normalized(name) == second.normalized(name)
     assert first.tuned["regmean"].recipe["grams"] == protocol.gram_name(16, 0)
-    bmm_recipe = first_bmm.tuned["BMM data-free"].recipe
-    assert bmm_recipe["params"]["anchor_params"] == {"scale": first.tuned["task_arithmetic"].alpha}
-    assert set(first.versus) == {"ties", "regmean"} and set(first_bmm.versus) == {"BMM data-free"}
-    assert [c.verdict for c in tour_claims.tour_claims(second, second_bmm)][5] == "not tested"  # T6: no data BMM run
+    assert first.tuned["ace"].recipe["params"] == {"eps": 1e-5}   # "ace" is 10_ace's headline configuration
+    for seed, (tuned, _) in enumerate(first_bmm.runs["BMM data-free"]):
+        assert tuned.recipe["params"]["anchor_params"] == {"scale": first.alphas("task_arithmetic")[seed]}
+    assert set(first.versus) == {"ties", "regmean", "ace"} and set(first_bmm.versus) == {"BMM data-free"}
+    claims = tour_claims.tour_claims(second, second_bmm)
+    assert claims[5].verdict == "not tested"  # T6: no data BMM run
+    assert all(c.verdict in ("held", "contradicted", "inconclusive", "not tested") for c in claims)

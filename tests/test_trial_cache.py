@@ -62,7 +62,9 @@ def _evaluate(cache):
     """Both models on test, through the cache, and the verdict "strong beats weak"."""
     preds = {r["method"]: cache.predictions(r, "test", lambda m=r["method"]: {"shift": SHIFTS[m]})
              for r in (STRONG, WEAK)}
-    return preds, protocol.beats(preds["strong"], preds["weak"])
+    from nbmerge import verdicts
+
+    return preds, verdicts.compare([(preds["strong"], preds["weak"])]).to_dict()
 
 
 def _entry(cache, recipe):
@@ -109,7 +111,7 @@ def _drop_checksum(arrays):
 ])
 def test_a_damaged_entry_is_quarantined_recomputed_and_the_verdict_stays(tmp_path, damage, why):
     clean, verdict = _evaluate(_cache(tmp_path))
-    assert verdict["held"] is True
+    assert verdict["outcome"] == "held"
     path = _entry(_cache(tmp_path), STRONG)
     damage(path)
     damaged = path.read_bytes()
@@ -119,7 +121,7 @@ def test_a_damaged_entry_is_quarantined_recomputed_and_the_verdict_stays(tmp_pat
         preds, again = _evaluate(fresh)
     assert fresh.misses == 1 and fresh.hits == 1          # the damaged entry recomputed, the other one read
     assert len(messages) == 1 and "not used" in messages[0] and "recomputing" in messages[0]
-    assert again["held"] is True and again["interval"] == verdict["interval"]
+    assert again["outcome"] == "held" and again["interval"] == verdict["interval"]
     for task in ("a", "b"):
         np.testing.assert_array_equal(preds["strong"].logits[task], clean["strong"].logits[task])
     # nothing lost: the damaged file is kept aside, and the entry in place is a good one again
@@ -146,7 +148,7 @@ def test_an_entry_swapped_with_another_is_not_used(tmp_path):
     with pytest.warns(NbmergeWarning, match="written for another entry"):
         _, again = _evaluate(fresh)
     assert fresh.misses == 2 and len(messages) == 2
-    assert again["held"] is True and again["interval"] == verdict["interval"]
+    assert again["outcome"] == "held" and again["interval"] == verdict["interval"]
 
 
 def test_the_checksum_covers_the_meta(tmp_path):

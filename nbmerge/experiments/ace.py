@@ -32,35 +32,39 @@ class AceConfig:
     suite: str                      # the suite of the ablation, the gate and the heterogeneous setting
     suites: tuple                   # the suites of the benchmark (the task-count sweep needs at least two)
     device: str
-    seed: int                       # seed of the validation subset; merges and experts are deterministic
+    seed: int                       # the trial cache's first validation subset; merges and experts are deterministic
+    seeds: tuple                    # validation subsets, one α choice each (A2's intervals span them)
+    ablation_seeds: int             # how many of ``seeds`` the ablation (A4, A5) runs at (budget)
     smoke: bool
     baselines: tuple
     eps: float                      # ACE's headline ε (the paper's ViT value); the code's 1e-2 is a second row
     wudi_iters: int                 # WUDI's reference protocol (Adam steps per matrix)
     val_examples: int               # validation subset per task that chooses every α (0: the whole split)
-    scale_grid: tuple               # α grid of the benchmark, the same for every method (and BMM's anchors)
-    ablation_grid: tuple            # α grid of every ACE variant in the ablation (a subset: budget)
+    scale_grid: tuple               # α grid of every model of the notebook (benchmark and ablation alike)
     # heterogeneous experts: learning-rate and step multipliers cycled over the tasks (the gate needs a wide
     # spread of task-vector norms; steps below 1 also make them cheaper than the zoo's experts)
     hetero_lr_factors: tuple
     hetero_step_factors: tuple
-    timing_repeats: int             # A3: each merge timed up to this many times (median) ...
-    timing_cap_s: float             # ... while its samples add up to less than this (WUDI is timed once)
-    a5_margin: float                # A5: forcing the components on "does not help" = gains < this many points
+    timing_repeats: int             # A3: interleaved rounds, each timing ACE, TSV-M and WUDI once (median; ≥ 5)
+    a5_margin: float                # A5a: forcing the components on "does not help" = within ± this many points
     cache: str
 
     def __post_init__(self):
         check_config(self)
-        for name in ("suites", "baselines", "hetero_lr_factors", "hetero_step_factors"):
+        for name in ("suites", "seeds", "baselines", "hetero_lr_factors", "hetero_step_factors"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
-        for name in ("scale_grid", "ablation_grid"):
+        if not self.seeds or len(set(self.seeds)) != len(self.seeds):
+            raise NbmergeError(f"seeds: give distinct validation-subset seeds, got {list(self.seeds)}")
+        if not 1 <= self.ablation_seeds <= len(self.seeds):
+            raise NbmergeError(f"ablation_seeds must be between 1 and len(seeds) = {len(self.seeds)}")
+        for name in ("scale_grid",):
             grid = tuple(float(a) for a in getattr(self, name))
             if not grid or min(grid) <= 0:
                 raise NbmergeError(f"parameter {name!r} must be non-empty and positive, got {grid}")
             object.__setattr__(self, name, grid)
         object.__setattr__(self, "device", resolve_device(self.device))
         if self.timing_repeats < 1 or self.a5_margin <= 0:
-            raise NbmergeError("parameters: timing_repeats must be ≥ 1 and a5_margin > 0")
+            raise NbmergeError("parameters: timing_repeats must be ≥ 1 (5 for a decision) and a5_margin > 0")
 
 
 def as_dict(config: AceConfig) -> dict:
@@ -71,10 +75,26 @@ def baseline_params(method: str, config: AceConfig) -> dict:
     return {"iters": config.wudi_iters} if method == "wudi" else {}
 
 
+CODE_LABEL = "ace (ε=1e-2, code)"   # the official code's default ε: a second configuration, under its own name
+
+
 def headline_runs(config: AceConfig) -> list[tuple[str, str, dict]]:
-    """(label, method, params) of the benchmark: ACE at both ε, then every baseline."""
-    runs = [("ace", "ace", ace_params(config.eps)), ("ace (ε=1e-2, code)", "ace", ace_params(CODE_EPS))]
+    """(label, method, params) of the benchmark: ACE at the paper's ε ("ace", the same configuration as the tour's),
+    ACE at the code's ε, then every baseline."""
+    runs = [("ace", "ace", ace_params(config.eps)), (CODE_LABEL, "ace", ace_params(CODE_EPS))]
     return runs + [(m, m, baseline_params(m, config)) for m in config.baselines]
+
+
+def validation_seeds(config: AceConfig) -> tuple:
+    """``config.seeds``, or only the first when validation is the whole split (every seed would draw the same)."""
+    return tuple(config.seeds) if config.val_examples else tuple(config.seeds[:1])
+
+
+def run_seeds(label: str, config: AceConfig) -> tuple:
+    """The seeds a benchmark row runs at: every validation seed, except the code-ε row (no claim reads it; the first
+    seed only, for budget)."""
+    seeds = validation_seeds(config)
+    return seeds[:1] if label == CODE_LABEL else seeds
 
 
 # ------------------------------------------------------------------------------------------------ running
@@ -129,12 +149,32 @@ class Run:
     test: protocol.Predictions
     summary: dict
     expert: dict = field(default_factory=dict, repr=False)   # the accuracies that normalize (zoo experts, test)
+    seeds: list = field(default_factory=list)     # [(seed, Tuned, test Predictions)], the first is tuned/test
+
+    def __post_init__(self):
+        if not self.seeds:
+            self.seeds = [(0, self.tuned, self.test)]
+
+    @property
+    def tests(self) -> list:
+        """The test predictions at each seed's chosen α."""
+        return [test for _, _, test in self.seeds]
+
+    @property
+    def alphas(self) -> list:
+        return [tuned.alpha for _, tuned, _ in self.seeds]
 
     def row(self) -> dict:
-        return {"method": self.label, "experts": self.experts, "alpha": self.tuned.alpha,
-                "val accuracy": max(r["val_accuracy"] for r in self.tuned.curve),
-                "mean": self.summary["accuracy"], "normalized": self.summary["normalized"],
-                "per_task": self.summary["per_task"]}
+        """Mean over the seeds (the chosen α of each seed listed)."""
+        summaries = [test.summary(self.expert) for test in self.tests] if len(self.seeds) > 1 else [self.summary]
+        tasks = list(summaries[0]["per_task"])
+        return {"method": self.label, "experts": self.experts, "seeds": len(self.seeds),
+                "alpha": ", ".join(f"{a:g}" for a in self.alphas),
+                "val accuracy": float(sum(max(r["val_accuracy"] for r in t.curve) for _, t, _ in self.seeds)
+                                      / len(self.seeds)),
+                "mean": float(sum(x["accuracy"] for x in summaries) / len(summaries)),
+                "normalized": float(sum(x["normalized"] for x in summaries) / len(summaries)),
+                "per_task": {t: float(sum(x["per_task"][t] for x in summaries) / len(summaries)) for t in tasks}}
 
 
 def _recipe_key(recipe: dict) -> str:
@@ -142,11 +182,13 @@ def _recipe_key(recipe: dict) -> str:
 
 
 def run_method(lab: Lab, label: str, method: str, params: dict, config: AceConfig,
-               grid: Optional[Sequence[float]] = None) -> Run:
-    """α on the validation grid (``config.scale_grid`` unless given), then test at it, both through the trial
-    cache. The merge runs at most once (only on a cache miss) and its wall time is kept for A3."""
+               seeds: Optional[Sequence[int]] = None) -> Run:
+    """At each validation seed (``validation_seeds(config)`` unless given): α on that seed's subset over
+    ``config.scale_grid``, then test at it, both through the trial cache. The merge runs at most once for all seeds
+    (only on a cache miss); seeds that choose the same α share their test predictions."""
     from ..merging import merge
     from ..walker import WalkOptions
+    from .tour import seeded_validation
 
     recipe = protocol.method_recipe(method, params, None, lab.experts_name)
     memo: dict = {}
@@ -159,16 +201,22 @@ def run_method(lab: Lab, label: str, method: str, params: dict, config: AceConfi
             lab.merge_seconds.setdefault(_recipe_key(recipe), []).append(time.perf_counter() - start)
         return memo["state"]
 
-    tuned = protocol.tune_scale(lab.cache, recipe, merged_at_one, lab.base, grid or config.scale_grid)
-    tuned.merge_fn = merged_at_one
-    test = protocol.test_at(lab.cache, tuned, merged_at_one, lab.base)
+    done = []
+    for seed in (validation_seeds(config) if seeds is None else seeds):
+        with seeded_validation(lab.cache, config.val_examples, seed):
+            tuned = protocol.tune_scale(lab.cache, recipe, merged_at_one, lab.base, config.scale_grid)
+            tuned.merge_fn = merged_at_one
+            test = protocol.test_at(lab.cache, tuned, merged_at_one, lab.base)
+        done.append((seed, tuned, test))
     memo.clear()
+    _, tuned, test = done[0]
     return Run(label, method, dict(params), lab.experts_name, tuned, test, test.summary(lab.expert_accuracy),
-               lab.expert_accuracy)
+               lab.expert_accuracy, done)
 
 
 def benchmark(config: AceConfig, labs: Optional[dict] = None, log=print) -> dict[str, dict[str, Run]]:
-    """Per suite: ACE (paper ε and code ε) and every baseline, each tuned alike. ``labs`` (suite → Lab) keeps the
+    """Per suite: ACE (paper ε and code ε) and every baseline, each tuned alike at every validation seed (the
+    code-ε row at the first only). ``labs`` (suite → Lab) keeps the
     opened suites for later steps (only ``config.suite``'s is kept; the others are released)."""
     out = {}
     for suite in config.suites:
@@ -176,8 +224,9 @@ def benchmark(config: AceConfig, labs: Optional[dict] = None, log=print) -> dict
         lab = lab or open_lab(suite, config, log)
         out[suite] = {}
         for label, method, params in headline_runs(config):
-            run = out[suite][label] = run_method(lab, label, method, params, config)
-            log(f"{suite:>7} {label:<20} α={run.tuned.alpha:<4g} normalized {run.summary['normalized']:.3f}")
+            run = out[suite][label] = run_method(lab, label, method, params, config, run_seeds(label, config))
+            log(f"{suite:>7} {label:<20} α={', '.join(f'{a:g}' for a in run.alphas):<12} normalized "
+                f"{run.row()['normalized']:.3f} ({len(run.seeds)} seed{'s' if len(run.seeds) > 1 else ''})")
         if labs is not None and suite == config.suite:
             labs[suite] = lab
     return out
@@ -219,10 +268,14 @@ def setting(experts_name: str) -> str:
 
 # ------------------------------------------------------------------------------------------------ ablation
 
+def ablation_seeds(config: AceConfig) -> tuple:
+    return validation_seeds(config)[:config.ablation_seeds]
+
+
 def ablation(lab: Lab, config: AceConfig, gate: dict, extras: Sequence[str] = ("forced on",), log=print) -> dict:
     """The paper's ladder with the official gate, plus ``extras``: ACE with both gated components "forced on"
-    and/or "gated components off" (the structural prior kept). Every variant's α is chosen on
-    ``config.ablation_grid`` (full ACE too, so the variants compared share one grid).
+    and/or "gated components off" (the structural prior kept). Every variant's α is chosen on ``config.scale_grid``,
+    the grid of every other model of the notebook, at the first ``config.ablation_seeds`` validation seeds.
 
     Variants that the gate makes identical (where it fires on no matrix, "auto" runs the "off" code) are merged
     and evaluated once, under the shortest recipe (full ACE's, shared with the benchmark); a ladder step identical
@@ -236,39 +289,56 @@ def ablation(lab: Lab, config: AceConfig, gate: dict, extras: Sequence[str] = ("
     runs: dict[str, Run] = {}
     for members in groups.values():
         label, switches = min(members, key=lambda m: len(ace_params(config.eps, **m[1])))
-        run = run_method(lab, label, "ace", ace_params(config.eps, **switches), config, config.ablation_grid)
+        run = run_method(lab, label, "ace", ace_params(config.eps, **switches), config, ablation_seeds(config))
         runs.update({m[0]: run for m in members})
     steps = []
     for index, (label, switches, gated) in enumerate(LADDER):
         before = LADDER[index - 1] if index else None
         same = before is not None and effective(switches, gate_off) == effective(before[1], gate_off)
         run = runs[label]
+        row = run.row()
         steps.append({"step": label, **switches, "gated": bool(gated), "same_as": before[0] if same else "",
-                      "alpha": run.tuned.alpha, "mean": run.summary["accuracy"],
-                      "normalized": run.summary["normalized"]})
-        log(f"{lab.experts_name[:24]:>24} {label:<26} α={run.tuned.alpha:<4g} normalized "
-            f"{run.summary['normalized']:.3f}" + (f" (= {before[0]})" if same else ""))
+                      "alpha": row["alpha"], "mean": row["mean"], "normalized": row["normalized"]})
+        log(f"{lab.experts_name[:24]:>24} {label:<26} α={row['alpha']:<6} normalized "
+            f"{row['normalized']:.3f}" + (f" (= {before[0]})" if same else ""))
     return {"experts": lab.experts_name, "gate": gate, "steps": steps, "runs": runs}
 
 
 # ------------------------------------------------------------------------------------------------ A3: merge time
 
+def merge_bytes(base: dict, experts: Sequence[dict]) -> dict:
+    """What every merge of these experts reads: the base and each expert's floating-point tensors (bytes), and the
+    number of 2-D matrices the matrix methods (ACE, TSV-M, WUDI) treat as such."""
+    import torch
+
+    def size(state):
+        return sum(t.numel() * t.element_size() for t in state.values() if torch.is_floating_point(t))
+
+    matrices = sum(1 for t in base.values() if torch.is_floating_point(t) and t.ndim == 2)
+    return {"bytes_read": size(base) + sum(size(e) for e in experts), "experts": len(experts), "matrices": matrices,
+            "parameters": sum(t.numel() for t in base.values() if torch.is_floating_point(t))}
+
+
 def merge_timing(lab: Lab, config: AceConfig, labels: Sequence[str] = ("ace", "tsv", "wudi"), log=print) -> dict:
-    """Wall time of each merge (at α = 1, evaluation excluded), ACE against TSV-M and WUDI, measured in one run
-    (:func:`nbmerge.merging.time_merge`: the merges this run made while tuning are samples; each is repeated up to
-    ``timing_repeats`` times while its samples add up to less than ``timing_cap_s``, and the median is kept).
+    """Wall time of each merge at α = 1 (evaluation excluded), ACE against TSV-M and WUDI: ``timing_repeats``
+    interleaved rounds, each merging every method once (in an order rotated from round to round), so that every
+    method sees the same machine state; merges made while tuning are not counted (other states). Kept: every
+    round's seconds, the medians, and what each merge reads (:func:`merge_bytes`).
 
     The record is stored beside the trial cache, keyed by the recipes and the environment (device, threads, CPUs,
     torch), so a warm rerun reads it instead of merging again; a new environment measures again."""
+    import gc
+
     from ..io import atomic_write_text
-    from ..merging import time_merge, timing_environment
+    from ..merging import merge, timing_environment
+    from ..walker import WalkOptions
 
     chosen = [(label, method, params) for label, method, params in headline_runs(config) if label in labels]
     recipes = {label: protocol.method_recipe(method, params, None, lab.experts_name)
                for label, method, params in chosen}
     environment = timing_environment(config.device)
-    key = protocol._digest({"recipes": recipes, "environment": environment, "repeats": config.timing_repeats,
-                            "cap": config.timing_cap_s})
+    key = protocol._digest({"recipes": recipes, "environment": environment, "rounds": config.timing_repeats,
+                            "design": "interleaved"})
     path = None if lab.cache.root is None else lab.cache.root / f"ace-merge-seconds-{key}.json"
     if path is not None and path.exists():
         try:
@@ -277,13 +347,29 @@ def merge_timing(lab: Lab, config: AceConfig, labels: Sequence[str] = ("ace", "t
             return record
         except (OSError, ValueError):
             pass  # a damaged record is measured again
-    out = {}
-    for label, method, params in chosen:
-        out[label] = time_merge(method, lab.base, lab.experts, params,
-                                samples=lab.merge_seconds.get(_recipe_key(recipes[label]), []),
-                                repeats=config.timing_repeats, cap_s=config.timing_cap_s, device=config.device)
-        log(f"merge time {label:<6} median {out[label]['median']:.2f} s over {len(out[label]['samples'])}")
-    record = {"seconds": out, "environment": environment, "suite": lab.suite,
+    rounds = []
+    start_all = time.perf_counter()
+    for r in range(config.timing_repeats):
+        order = chosen[r % len(chosen):] + chosen[:r % len(chosen)]
+        row = {}
+        for label, method, params in order:
+            gc.collect()
+            start = time.perf_counter()
+            merged = merge(method, lab.base, lab.experts, {**params, "scale": 1.0},
+                           walk=WalkOptions(device=config.device))
+            row[label] = time.perf_counter() - start
+            del merged
+        rounds.append(row)
+        log(f"merge time round {r + 1}/{config.timing_repeats}: " + ", ".join(f"{k} {v:.2f} s"
+                                                                              for k, v in row.items()))
+    import statistics
+
+    out = {label: {"samples": [row[label] for row in rounds], "median": statistics.median(row[label]
+                                                                                          for row in rounds)}
+           for label, _, _ in chosen}
+    record = {"seconds": out, "rounds": rounds, "environment": environment, "suite": lab.suite,
+              "reads": merge_bytes(lab.base, lab.experts), "wudi_iters": config.wudi_iters,
+              "total_s": time.perf_counter() - start_all,
               "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "cached": False}
     if path is not None:
         atomic_write_text(path, json.dumps(record, indent=1, sort_keys=True))

@@ -11,7 +11,11 @@ from .ace import setting
 
 
 def plot_task_count(rows: list[dict]):
+    """Normalized accuracy against the number of tasks, one line per method (needs two task counts or more)."""
     import matplotlib.pyplot as plt
+
+    if len({r["tasks"] for r in rows}) < 2:
+        raise ValueError("plot_task_count: one task count is no trend (the notebook prints why it has no plot)")
 
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
     for method in dict.fromkeys(r["method"] for r in rows):
@@ -48,8 +52,8 @@ def plot_gamma(gates: Sequence[tuple[str, dict]], threshold: float = 0.3):
 def ladder_rows(*results: dict) -> list[dict]:
     return [{"experts": setting(r["experts"]), **{k: v for k, v in step.items() if k != "gated"}}
             for r in results for step in r["steps"]] + \
-        [{"experts": setting(r["experts"]), "step": label, "alpha": run.tuned.alpha, "mean": run.summary["accuracy"],
-          "normalized": run.summary["normalized"]}
+        [{"experts": setting(r["experts"]), "step": label, "alpha": run.row()["alpha"], "mean": run.row()["mean"],
+          "normalized": run.row()["normalized"]}
          for r in results for label, run in r["runs"].items() if label in ("forced on", "gated components off")]
 
 
@@ -66,8 +70,13 @@ def validation_rows(runs: dict) -> list[dict]:
 
 
 def plot_bootstrap(draws: np.ndarray, interval, title: str):
-    """The paired bootstrap draws of A − B (points) with the point estimate and the 95% interval marked."""
+    """The bootstrap draws of A − B (points) with the point estimate and the 95% interval marked; ``interval`` is a
+    :class:`nbmerge.verdicts.Decision` (or anything with ``diff``, ``low`` and ``high``)."""
     import matplotlib.pyplot as plt
+    from types import SimpleNamespace
+
+    if hasattr(interval, "estimate"):
+        interval = SimpleNamespace(diff=interval.estimate, low=interval.interval[0], high=interval.interval[1])
 
     fig, ax = plt.subplots(figsize=(6.5, 3.2))
     ax.hist(draws, bins=40, color="#4c72b0", alpha=0.7)

@@ -7,12 +7,13 @@ The measurements of the checkpoints (task-vector geometry, interference) are lib
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 
-from .. import protocol
+from .. import protocol, verdicts
 from ..device import resolve_device
 from ..errors import NbmergeError
 from ..merging import merge
@@ -32,6 +33,10 @@ EXPLAINS = {
     "ace": "RegMean's closed form with each task's input covariance estimated from its own task vector (no data)",
     "bmm": "a Bayesian regression of each layer, with an anchor merge as the prior mean",
 }
+# Each method's parameters in the tour: its paper's defaults, except ACE at the paper's ViT ε = 1e-5 (the official
+# code's default is 1e-2), so that "ace" is one configuration under one name in every notebook (10_ace.ipynb's
+# headline ACE; the trial cache shares its entries).
+PARAMS = {"ace": {"eps": 1e-5}}
 REFERENCE = "task_arithmetic"   # every claim of the tour compares a method with task arithmetic
 GRAM_SOURCES = ("data", "task_vector")
 GRAM_LABELS = {"data": "data-assisted", "task_vector": "data-free"}
@@ -47,7 +52,8 @@ class TourConfig:
 
     suite: str
     device: str
-    seed: int                    # seeds the validation subset and the Gram sample
+    seed: int                    # seeds the Gram sample (and the trial cache's first validation subset)
+    seeds: tuple                 # validation subsets, one α choice each (0: the whole split, then one seed)
     methods: tuple
     val_examples: int            # validation examples per task on which α is chosen (0: the whole split)
     gram_examples: int           # training examples per task whose activations form RegMean's (and BMM's) Grams
@@ -63,7 +69,7 @@ class TourConfig:
 
     def __post_init__(self):
         check_config(self)
-        for name in ("methods", "bmm_grams", "pareto_tasks"):
+        for name in ("seeds", "methods", "bmm_grams", "pareto_tasks"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         object.__setattr__(self, "device", resolve_device(self.device))
         unknown = [g for g in self.bmm_grams if g not in GRAM_SOURCES]
@@ -72,6 +78,8 @@ class TourConfig:
         if self.bmm_grams and get_method(self.bmm_anchor).needs:
             raise NbmergeError(f"bmm_anchor {self.bmm_anchor!r} needs statistics; the tour's BMM anchor must be "
                                "data-free (e.g. task_arithmetic, ties, tsv), or data-free BMM would use data")
+        if not self.seeds or len(set(self.seeds)) != len(self.seeds):
+            raise NbmergeError(f"seeds: give distinct validation-subset seeds, got {list(self.seeds)}")
         if self.pareto_tasks and len(self.pareto_tasks) != 2:
             raise NbmergeError(f"pareto_tasks: the preview shows two tasks, got {list(self.pareto_tasks)}")
 
@@ -82,8 +90,9 @@ BASE_RECIPE = {"method": "base", "params": {}, "grams": None, "experts": "zoo", 
 
 
 def trials(zoo, config: TourConfig) -> protocol.TrialCache:
-    """The shared trial cache, its validation split cut to the seeded subset every notebook tunes α on."""
-    return protocol.trial_cache(zoo, config.device, config.cache, config.val_examples, config.seed)
+    """The shared trial cache, its validation split cut to the first seed's subset (each α choice switches to its
+    own seed's, :func:`seeded_validation`)."""
+    return protocol.trial_cache(zoo, config.device, config.cache, config.val_examples, validation_seeds(config)[0])
 
 
 def gram_source(zoo, config: TourConfig):
@@ -104,13 +113,33 @@ def uses_data(method: str, params: dict) -> bool:
     return "grams" in spec.needs or ("grams" in spec.optional and params.get("gram") in DATA_GRAMS)
 
 
+def validation_seeds(config) -> tuple:
+    """The validation subsets α is chosen on, one per seed: ``config.seeds``, or only the first when validation is
+    the whole split (``val_examples = 0``: every seed would draw the same examples)."""
+    return tuple(config.seeds) if config.val_examples else tuple(config.seeds[:1])
+
+
+@contextmanager
+def seeded_validation(cache, val_examples: int, seed: int):
+    """Within the block, ``cache``'s evaluator validates on the subset drawn with ``seed`` (a trial's key holds the
+    subset, so each seed has its own entries; test entries do not depend on it and are shared)."""
+    evaluator = cache.evaluator
+    before = evaluator.subset_spec("val") or [0, 0]
+    evaluator.use_val_subset(val_examples, seed)
+    try:
+        yield
+    finally:
+        evaluator.use_val_subset(int(before[0]), int(before[1]))
+
+
 def tune_and_test(cache, method: str, base: dict, experts: list[dict], grams, config: TourConfig,
-                  params: Optional[dict] = None) -> tuple[protocol.Tuned, protocol.Predictions]:
-    """α of ``method`` chosen on the validation subset over the shared grid, then its test predictions, under the
+                  params: Optional[dict] = None, seeds: Optional[Sequence[int]] = None) -> list[tuple]:
+    """Per validation seed (``validation_seeds(config)`` unless given): α of ``method`` chosen on that seed's
+    validation subset over the shared grid, then its test predictions, as ``[(Tuned, Predictions), ...]``, under the
     canonical recipe (``protocol.method_recipe``, as ``protocol.tune_method`` makes it: every notebook that merges
-    ``method`` with ``params`` reuses the same entries). The α = 1 merge is kept until the test predictions exist,
-    so a method is merged at most once (``tune_method`` would merge again for the test split)."""
-    params = dict(params or {})
+    ``method`` with ``params`` reuses the same entries). The α = 1 merge is made at most once for all seeds, and only
+    on a cache miss; seeds that choose the same α share their test predictions."""
+    params = dict(PARAMS.get(method, {}) if params is None else params)
     data = uses_data(method, params)
     recipe = protocol.method_recipe(method, params, protocol.gram_name(config.gram_examples, config.seed)
                                     if data else None)
@@ -122,11 +151,14 @@ def tune_and_test(cache, method: str, base: dict, experts: list[dict], grams, co
                                   walk=WalkOptions(device=config.device))
         return held["state"]
 
-    tuned = protocol.tune_scale(cache, recipe, merged_at_one, base)
-    tuned.merge_fn = merged_at_one
-    test = protocol.method_test(cache, tuned, base)
+    out = []
+    for seed in (validation_seeds(config) if seeds is None else seeds):
+        with seeded_validation(cache, config.val_examples, seed):
+            tuned = protocol.tune_scale(cache, recipe, merged_at_one, base)
+            tuned.merge_fn = merged_at_one
+            out.append((tuned, protocol.method_test(cache, tuned, base)))
     held.clear()  # a merged model is ~90 MB on MiniLM: keep none once its predictions are cached
-    return tuned, test
+    return out
 
 
 def cached(zoo, config: TourConfig, name: str, compute, **key):
@@ -154,37 +186,66 @@ def cached(zoo, config: TourConfig, name: str, compute, **key):
 
 @dataclass
 class Comparison:
-    """Models compared on one zoo: α chosen on validation, test predictions, and intervals against a reference."""
+    """Models compared on one zoo: per validation seed, α chosen on that seed's subset and the test predictions at
+    it; and each model against a reference over the seeds (:func:`nbmerge.verdicts.compare`)."""
 
     suite: str
     tasks: list
     expert: dict                  # each expert's test accuracy on its own task (normalizes accuracy)
     base_test: dict               # the base's test accuracy per task (the zoo's manifest)
-    base_val: float               # the base's mean accuracy on the validation subset (α = 0 of every curve)
+    base_val: float               # the base's mean accuracy on the first validation subset (α = 0 of every curve)
     reference: str = REFERENCE
-    tuned: dict = field(default_factory=dict)     # name → protocol.Tuned
-    test: dict = field(default_factory=dict)      # name → protocol.Predictions (test, at the chosen α)
-    versus: dict = field(default_factory=dict)    # name → protocol.beats(name, reference)
+    runs: dict = field(default_factory=dict)      # name → [(protocol.Tuned, protocol.Predictions on test)] per seed
+    versus: dict = field(default_factory=dict)    # name → verdicts.Decision of name − reference (threshold 0)
     seed: int = 0
+    seeds: tuple = (0,)
 
-    def add(self, name: str, tuned, test) -> None:
-        self.tuned[name], self.test[name] = tuned, test
+    def add(self, name: str, runs: Sequence[tuple]) -> None:
+        if not runs:
+            raise NbmergeError(f"{name}: no seed was run")
+        self.runs[name] = list(runs)
+
+    @property
+    def tuned(self) -> dict:
+        """name → the first seed's Tuned (its α-curve is the one the figure draws)."""
+        return {name: runs[0][0] for name, runs in self.runs.items()}
+
+    @property
+    def test(self) -> dict:
+        """name → the first seed's test predictions."""
+        return {name: runs[0][1] for name, runs in self.runs.items()}
+
+    def pairs(self, name: str, other: str) -> list[tuple]:
+        """(name, other) test predictions, one pair per seed they share."""
+        return [(a[1], b[1]) for a, b in zip(self.runs[name], self.runs[other])]
 
     def decide(self) -> None:
-        """Each model against the reference: the paired 95% interval of normalized test accuracy."""
-        if self.reference not in self.test:
+        """Each model against the reference over the seeds: hierarchical bootstrap of normalized test accuracy."""
+        if self.reference not in self.runs:
             return
-        for name, preds in self.test.items():
+        for name in self.runs:
             if name != self.reference:
-                self.versus[name] = protocol.beats(preds, self.test[self.reference], self.expert,
-                                                   names=(name, self.reference), seed=self.seed)
+                self.versus[name] = verdicts.compare(self.pairs(name, self.reference), self.expert,
+                                                     names=(name, self.reference), seed=self.seed)
+
+    def alphas(self, name: str) -> list[float]:
+        return [tuned.alpha for tuned, _ in self.runs[name]]
 
     def normalized(self, name: str) -> float:
-        return self.test[name].normalized(self.expert)
+        """Normalized test accuracy at the chosen α, mean over the seeds."""
+        return float(np.mean([test.normalized(self.expert) for _, test in self.runs[name]]))
+
+    def mean_accuracy(self, name: str) -> float:
+        return float(np.mean([test.mean_accuracy() for _, test in self.runs[name]]))
+
+    def accuracy(self, name: str) -> dict:
+        per_seed = [test.accuracy() for _, test in self.runs[name]]
+        return {t: float(np.mean([acc[t] for acc in per_seed])) for t in per_seed[0]}
 
     def val_at_alpha(self, name: str) -> float:
-        tuned = self.tuned[name]
-        return next(r["val_accuracy"] for r in tuned.curve if r["alpha"] == tuned.alpha)
+        """Validation accuracy at the chosen α, mean over the seeds (each on its own subset)."""
+        return float(np.mean([next(r["val_accuracy"] for r in tuned.curve if r["alpha"] == tuned.alpha)
+                              for tuned, _ in self.runs[name]]))
 
 
 def open_comparison(zoo, config: TourConfig, cache, base: dict, reference: str = REFERENCE) -> Comparison:
@@ -192,25 +253,36 @@ def open_comparison(zoo, config: TourConfig, cache, base: dict, reference: str =
     base_val = cache.predictions(BASE_RECIPE, "val", lambda: base).mean_accuracy()
     manifest = zoo.manifest
     return Comparison(manifest.get("suite") or zoo.root.name, tasks, dict(manifest["expert_accuracy"]["test"]),
-                      dict(manifest["base_accuracy"]["test"]), base_val, reference, seed=config.seed)
+                      dict(manifest["base_accuracy"]["test"]), base_val, reference, seed=config.seed,
+                      seeds=validation_seeds(config))
 
 
 def compare_methods(zoo, config: TourConfig, base: dict, experts: list[dict], cache=None,
                     grams=None) -> Comparison:
-    """Every method of ``config.methods`` with its α chosen on the validation subset over the same grid
-    (``protocol.SCALE_GRID``), tested once at that α, and compared with task arithmetic by a paired interval."""
+    """Every method of ``config.methods`` with its α chosen, at each validation seed, on that seed's subset over the
+    same grid (``protocol.SCALE_GRID``), tested once at that α, and compared with task arithmetic over the seeds."""
     cache = cache or trials(zoo, config)
     grams = grams or gram_source(zoo, config)
     comparison = open_comparison(zoo, config, cache, base)
     for method in config.methods:
-        comparison.add(method, *tune_and_test(cache, method, base, experts, grams, config))
+        comparison.add(method, tune_and_test(cache, method, base, experts, grams, config))
     comparison.decide()
     return comparison
 
 
+def interval_text(decision) -> str:
+    """A decision's estimate and interval for a table cell (or why it is not tested)."""
+    if decision is None:
+        return ""
+    if decision.outcome == "not tested":
+        return f"not tested: {decision.why}"
+    return f"{decision.estimate:+.2f} [{decision.interval[0]:+.2f}, {decision.interval[1]:+.2f}] pts"
+
+
 def comparison_rows(comparison: Comparison, notes: Optional[dict] = None) -> list[dict]:
-    """The test table: base and experts (from the zoo's manifest), then each model at its validation-chosen α
-    with its normalized accuracy and its paired 95% interval against the reference (points)."""
+    """The test table: base and experts (from the zoo's manifest), then each model at its validation-chosen α (one
+    per seed) with its normalized accuracy (mean over seeds) and its 95% interval against the reference (points,
+    over seeds and test examples)."""
     notes = EXPLAINS if notes is None else notes
     tasks, expert = comparison.tasks, comparison.expert
     base_mean = float(np.mean([comparison.base_test[t] for t in tasks]))
@@ -219,20 +291,20 @@ def comparison_rows(comparison: Comparison, notes: Optional[dict] = None) -> lis
              "what it does": "the pretrained encoder with each task's head", **comparison.base_test},
             {"method": "experts (own task)", "α": "", "val": "", "test": float(np.mean([expert[t] for t in tasks])),
              "normalized": 1.0, "vs reference": "", "what it does": "the ceiling: one model per task", **expert}]
-    for name, tuned in comparison.tuned.items():
-        decision = comparison.versus.get(name)
-        versus = "reference" if name == comparison.reference else (
-            str(protocol.Interval(**decision["interval"])) if decision else "")
-        rows.append({"method": name, "α": f"{tuned.alpha:g}", "val": comparison.val_at_alpha(name),
-                     "test": comparison.test[name].mean_accuracy(), "normalized": comparison.normalized(name),
-                     "vs reference": versus, "what it does": notes.get(tuned.recipe["method"], ""),
-                     **comparison.test[name].accuracy()})
+    for name, runs in comparison.runs.items():
+        versus = "reference" if name == comparison.reference else interval_text(comparison.versus.get(name))
+        rows.append({"method": name, "α": ", ".join(f"{a:g}" for a in comparison.alphas(name)),
+                     "val": comparison.val_at_alpha(name), "test": comparison.mean_accuracy(name),
+                     "normalized": comparison.normalized(name), "vs reference": versus,
+                     "what it does": notes.get(runs[0][0].recipe["method"], ""), **comparison.accuracy(name)})
     return rows
 
 
 def curves(comparison: Comparison) -> dict:
-    """Per model: the validation α-curve and the chosen α (for metrics.json and the figure)."""
-    return {name: {"alpha": t.alpha, "curve": t.curve, "recipe": t.recipe} for name, t in comparison.tuned.items()}
+    """Per model: the validation α-curve and the chosen α of each seed (for metrics.json and the figure)."""
+    return {name: {"alpha": runs[0][0].alpha, "curve": runs[0][0].curve, "recipe": runs[0][0].recipe,
+                   "seeds": list(comparison.seeds[:len(runs)]), "alphas": [t.alpha for t, _ in runs],
+                   "curves": [t.curve for t, _ in runs]} for name, runs in comparison.runs.items()}
 
 
 # ------------------------------------------------------------------------------------------------------ BMM
@@ -246,18 +318,26 @@ def bmm_params(anchor: str, anchor_alpha: float, gram: str) -> dict:
 def bmm_section(zoo, config: TourConfig, base: dict, experts: list[dict], comparison: Comparison, cache=None,
                 grams=None) -> Comparison:
     """BMM on the anchor ``config.bmm_anchor`` (reused from ``comparison`` when it was compared there), with data
-    Grams and data-free, each against its anchor by a paired interval."""
+    Grams and data-free, each against its anchor over the seeds. At each seed BMM's prior is the anchor at that
+    seed's chosen α (seeds whose anchor chose the same α share one BMM merge)."""
     cache = cache or trials(zoo, config)
     grams = grams or gram_source(zoo, config)
     anchor = config.bmm_anchor
     section = open_comparison(zoo, config, cache, base, reference=anchor)
-    if anchor in comparison.tuned:
-        section.add(anchor, comparison.tuned[anchor], comparison.test[anchor])
+    if anchor in comparison.runs:
+        section.add(anchor, comparison.runs[anchor])
     else:
-        section.add(anchor, *tune_and_test(cache, anchor, base, experts, grams, config))
+        section.add(anchor, tune_and_test(cache, anchor, base, experts, grams, config))
+    seeds = validation_seeds(config)
     for gram in config.bmm_grams:
-        params = bmm_params(anchor, section.tuned[anchor].alpha, gram)
-        section.add(f"BMM {GRAM_LABELS[gram]}", *tune_and_test(cache, "bmm", base, experts, grams, config, params))
+        by_alpha: dict = {}
+        for seed, alpha in zip(seeds, section.alphas(anchor)):
+            by_alpha.setdefault(alpha, []).append(seed)
+        done = {}
+        for alpha, group in by_alpha.items():
+            params = bmm_params(anchor, alpha, gram)
+            done.update(zip(group, tune_and_test(cache, "bmm", base, experts, grams, config, params, group)))
+        section.add(f"BMM {GRAM_LABELS[gram]}", [done[seed] for seed in seeds])
     section.decide()
     return section
 
@@ -294,17 +374,19 @@ def as_dict(config: TourConfig) -> dict:
 
 
 def headline(comparison: Comparison) -> dict:
-    """The merge with the best validation accuracy (chosen without test data) and its normalized test accuracy."""
-    best = max(comparison.tuned, key=comparison.val_at_alpha)
+    """The merge with the best validation accuracy (mean over seeds; chosen without test data) and its normalized
+    test accuracy (mean over seeds)."""
+    best = max(comparison.runs, key=comparison.val_at_alpha)
     return {"name": f"best merge on validation ({best}), normalized test accuracy",
             "value": comparison.normalized(best), "format": "{:.1%}"}
 
 
 def metrics(comparison: Comparison, bmm: Optional[Comparison], preview: Optional[dict], **analyses) -> dict:
     """What metrics.json keeps: the tables, every α-curve, each interval, and the analyses' numbers."""
-    out = {"rows": comparison_rows(comparison), "curves": curves(comparison), "versus": comparison.versus,
-           **analyses}
+    out = {"rows": comparison_rows(comparison), "curves": curves(comparison), "seeds": list(comparison.seeds),
+           "versus": {k: d.to_dict() for k, d in comparison.versus.items()}, **analyses}
     if bmm is not None:
-        out["bmm"] = {"rows": comparison_rows(bmm), "curves": curves(bmm), "versus": bmm.versus}
+        out["bmm"] = {"rows": comparison_rows(bmm), "curves": curves(bmm),
+                      "versus": {k: d.to_dict() for k, d in bmm.versus.items()}}
     out["pareto_preview"] = None if preview is None else {k: v for k, v in preview.items() if k != "figure"}
     return out

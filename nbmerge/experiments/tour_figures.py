@@ -88,23 +88,25 @@ def plot_alpha_curves(comparison: Comparison, title: str = "choosing α on the v
     for name, tuned in comparison.tuned.items():
         alphas = [r["alpha"] for r in tuned.curve]
         line, = ax.plot(alphas, [100 * r["val_accuracy"] for r in tuned.curve], marker=".", label=name)
-        ax.plot([tuned.alpha], [100 * comparison.val_at_alpha(name)], "o", markersize=9, markerfacecolor="none",
+        chosen = next(r["val_accuracy"] for r in tuned.curve if r["alpha"] == tuned.alpha)
+        ax.plot([tuned.alpha], [100 * chosen], "o", markersize=9, markerfacecolor="none",
                 color=line.get_color())
     ax.axhline(100 * comparison.base_val, color="grey", linestyle="--", label="base (α = 0)")
     ax.set_xscale("log")
     ax.set_xlabel("α (global coefficient; log scale)")
     ax.set_ylabel("validation accuracy (%)")
-    ax.set_title(f"{title} ({comparison.suite}; circles: chosen α)")
+    ax.set_title(f"{title} ({comparison.suite}, validation seed {comparison.seeds[0]}; circles: chosen α)")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # outside: the curves stay visible
     fig.tight_layout()
     return fig
 
 
 def plot_comparison(comparison: Comparison):
-    """Left: normalized test accuracy at the chosen α. Right: the paired 95% interval against the reference."""
+    """Left: normalized test accuracy at the chosen α (mean over seeds). Right: the 95% interval against the
+    reference (over seeds and test examples)."""
     import matplotlib.pyplot as plt
 
-    names = list(comparison.tuned)
+    names = list(comparison.runs)
     values = [100 * comparison.normalized(n) for n in names]
     base = 100 * normalized_mean(comparison.base_test, comparison.expert, comparison.tasks)
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8), gridspec_kw={"width_ratios": [3, 2]})
@@ -115,15 +117,17 @@ def plot_comparison(comparison: Comparison):
     left.set_ylabel("normalized test accuracy (%)")
     left.legend(fontsize=8, loc="upper center", ncol=2)
     plt.setp(left.get_xticklabels(), rotation=25, ha="right")
-    others = [n for n in names if n in comparison.versus]
-    intervals = [comparison.versus[n]["interval"] for n in others]
+    others = [n for n in names if n in comparison.versus and comparison.versus[n].interval is not None]
+    decisions = [comparison.versus[n] for n in others]
     y = np.arange(len(others))
-    right.errorbar([i["diff"] for i in intervals], y, fmt="o", color="#4c72b0",
-                   xerr=[[i["diff"] - i["low"] for i in intervals], [i["high"] - i["diff"] for i in intervals]])
+    right.errorbar([d.estimate for d in decisions], y, fmt="o", color="#4c72b0",
+                   xerr=[[d.estimate - d.interval[0] for d in decisions],
+                         [d.interval[1] - d.estimate for d in decisions]])
     right.axvline(0, color="black", linewidth=0.8)
     right.set_yticks(y, others)
     right.invert_yaxis()
-    right.set_xlabel(f"model − {comparison.reference} (normalized points, paired 95% interval)")
-    fig.suptitle(f"test split of {comparison.suite}, at each model's validation-chosen α", fontsize=10)
+    right.set_xlabel(f"model − {comparison.reference} (normalized points, 95% interval over seeds and examples)")
+    fig.suptitle(f"test split of {comparison.suite}, at each model's validation-chosen α (mean over "
+                 f"{len(comparison.seeds)} seeds)", fontsize=10)
     fig.tight_layout()
     return fig
