@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 import torch
 
+from tests.fakes import FakeEvaluator as SharedFakeEvaluator
+
 from nbmerge import protocol
 from nbmerge import calibration
 from nbmerge.diagnostics import alignment_summary, gram_alignment_vs_chance, ratio_interval
@@ -46,18 +48,14 @@ class FakeSolver:
         return {"logits": self.logits + math.sqrt(variances["w"]) * noise}
 
 
-class FakeEvaluator:
+class FakeEvaluator(SharedFakeEvaluator):
+    """One task whose 'model' is its logits."""
+
     task_names = ["a"]
 
     def __init__(self, labels: torch.Tensor):
+        super().__init__(len(labels))
         self.labels = labels
-        self.state = None
-
-    def subset_spec(self, split):
-        return None
-
-    def load(self, state):
-        self.state = state
 
     def logits(self, task, split):
         return self.state["logits"], self.labels

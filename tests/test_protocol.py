@@ -31,35 +31,7 @@ def test_every_method_is_linear_in_its_scale(tiny64, method, params):
 
 # ----------------------------------------------------------------------------------------------- trial cache
 
-class FakeZoo:
-    def __init__(self, root):
-        self.root = root
-        self.manifest = {"checksums": {"base.safetensors": "abc"}}
-
-
-class FakeEvaluator:
-    """Two tasks; the 'model' is a dict {"shift": float} that moves the logits."""
-
-    task_names = ["a", "b"]
-
-    def __init__(self):
-        self.calls = 0
-        self.state = None
-        self.subset = None
-
-    def subset_spec(self, split):
-        return self.subset if split == "val" else None
-
-    def load(self, state):
-        self.state = state
-
-    def logits(self, task, split):
-        self.calls += 1
-        rng = np.random.default_rng(0 if task == "a" else 1)
-        labels = torch.from_numpy(rng.integers(0, 3, 50))
-        logits = torch.from_numpy(rng.normal(size=(50, 3))).float()
-        logits[torch.arange(50), labels] += float(self.state["shift"])
-        return logits, labels
+from tests.fakes import FakeEvaluator, FakeZoo  # noqa: E402
 
 
 def test_cache_hits_skip_the_merge_and_survive_a_new_process(tmp_path):

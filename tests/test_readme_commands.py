@@ -644,7 +644,8 @@ def test_one_report_on_the_fake_pool(scratch):
     (run_dir,) = (out / "runs").iterdir()
     assert json.loads((run_dir / "run.json").read_text())["status"] == "complete"
     nb = nbformat.read(str(run_dir / "00_tour.ipynb"), as_version=4)
-    images = {i: sum("image/png" in o.get("data", {}) for o in c.outputs)
+    images = {i: sum("image/png" in o.get("data", {}) or "<img" in str(o.get("data", {}).get("text/html", ""))
+                     for o in c.outputs)
               for i, c in enumerate(nb.cells) if c.cell_type == "code"}
     twice = {i: n for i, n in images.items() if n > 1}
     assert not twice, f"cells that draw more than one image: {twice}"

@@ -138,6 +138,7 @@ def test_failed_notebook_is_reported_and_others_still_run(runs):
 def test_each_run_gets_a_fresh_folder_and_the_index_links_the_latest(runs):
     out, _, first, second = runs
     assert second["status"] == "complete" and first["id"] != second["id"]
+    assert second["claims_schema"] == 2 and second["reports"][0]["claims"][0]["outcome"] == "held"
     assert second["reports"][0]["parameters"] == {"smoke": True, "scale": 3.0, "label": "smoky"}
     assert (out / "runs" / first["id"] / "good.html").exists()  # the earlier run is untouched
     index = (out / "index.html").read_text()

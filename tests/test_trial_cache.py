@@ -19,34 +19,7 @@ from nbmerge.errors import NbmergeWarning
 from nbmerge.protocol import TrialCache
 
 
-class FakeZoo:
-    def __init__(self, root):
-        self.root = root
-        self.manifest = {"checksums": {"base.safetensors": "abc"}}
-
-
-class FakeEvaluator:
-    """Two tasks; the 'model' is {"shift": float}: the larger the shift, the more often the true class wins."""
-
-    task_names = ["a", "b"]
-
-    def __init__(self):
-        self.calls = 0
-        self.state = None
-
-    def subset_spec(self, split):
-        return None
-
-    def load(self, state):
-        self.state = state
-
-    def logits(self, task, split):
-        self.calls += 1
-        rng = np.random.default_rng(0 if task == "a" else 1)
-        labels = torch.from_numpy(rng.integers(0, 3, 200))
-        logits = torch.from_numpy(rng.normal(size=(200, 3))).float()
-        logits[torch.arange(200), labels] += float(self.state["shift"])
-        return logits, labels
+from tests.fakes import FakeEvaluator, FakeZoo  # noqa: E402
 
 
 STRONG, WEAK = {"method": "strong"}, {"method": "weak"}
@@ -54,7 +27,7 @@ SHIFTS = {"strong": 2.0, "weak": 0.0}
 
 
 def _cache(tmp_path, messages=None):
-    return TrialCache(FakeZoo(tmp_path / "suite-x"), FakeEvaluator(), tmp_path / "trials",
+    return TrialCache(FakeZoo(tmp_path / "suite-x"), FakeEvaluator(200), tmp_path / "trials",
                       log=(messages.append if messages is not None else (lambda *_: None)))
 
 

@@ -31,7 +31,6 @@ from .bmm_common import check_search_settings
 from .common import check_config
 
 ANCHORS = ("task_arithmetic", "ties", "tsv", "iso_cts", "wudi", "regmean")      # the paper's plug-in anchors
-WEAK_ANCHORS = ("task_arithmetic", "ties")   # the paper's "weak anchors (TA, TIES)"
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,7 @@ import numpy as np
 from .. import protocol, verdicts
 from ..tune.anchors import VARIANT_NAMES
 from ..tune.benchmark import SuiteResult
-from .bmm_benchmark import WEAK_ANCHORS
-from .bmm_common import SOURCE, combine, part_lines, seeded_accuracy
+from .bmm_common import SOURCE, WEAK_ANCHORS, combine, part_lines, seeded_accuracy
 from .common import claim
 
 PAPER_WEAK_GAIN = 27.0       # % : the paper's largest relative gain over a weak anchor (its own ViT checkpoints)

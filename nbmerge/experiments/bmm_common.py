@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from ..errors import NbmergeError
 
+WEAK_ANCHORS = ("task_arithmetic", "ties")   # the paper's "weak anchors (TA, TIES)"
+
 SOURCE = "BMM, arXiv 2605.12843"
 
 

@@ -184,14 +184,10 @@ def _loss(arch, encoder_or_fn, head: Head, inputs: torch.Tensor, labels: torch.T
 
 # ------------------------------------------------------------------------------------------------------- IVON
 
-def train_ivon(base: torch.nn.Module, head: Head, train_x: np.ndarray, train_y: np.ndarray, settings: IvonSettings,
-               warmup: int, batch_seed: Sequence[int], noise_seed: int,
-               progress: Optional[Callable[[int, int, float], None]] = None, arch=Architecture()
-               ) -> tuple[dict, dict]:
-    """One IVON run on Δ = θ − θ₀ (``settings`` resolved). Returns (posterior mean, data precision λh), both as
-    ``visual.``-prefixed state dicts."""
+def ivon_offsets(base: torch.nn.Module, settings: IvonSettings):
+    """What an IVON run on Δ = θ − θ₀ starts from: a frozen training copy of ``base``, its parameter names, θ₀, the
+    zero offsets Δ that are trained, and IVON over them (``settings`` resolved)."""
     import ivon
-    from torch.func import functional_call
 
     encoder = copy.deepcopy(base).train()
     names = [name for name, _ in encoder.named_parameters()]
@@ -201,6 +197,18 @@ def train_ivon(base: torch.nn.Module, head: Head, train_x: np.ndarray, train_y: 
     offsets = [torch.zeros_like(theta0[name], requires_grad=True) for name in names]
     optimizer = ivon.IVON(offsets, lr=settings.lr, ess=settings.ess, hess_init=settings.hess_init,
                           beta2=settings.beta2, weight_decay=settings.weight_decay, mc_samples=settings.mc_samples)
+    return encoder, names, theta0, offsets, optimizer
+
+
+def train_ivon(base: torch.nn.Module, head: Head, train_x: np.ndarray, train_y: np.ndarray, settings: IvonSettings,
+               warmup: int, batch_seed: Sequence[int], noise_seed: int,
+               progress: Optional[Callable[[int, int, float], None]] = None, arch=Architecture()
+               ) -> tuple[dict, dict]:
+    """One IVON run on Δ = θ − θ₀ (``settings`` resolved). Returns (posterior mean, data precision λh), both as
+    ``visual.``-prefixed state dicts."""
+    from torch.func import functional_call
+
+    encoder, names, theta0, offsets, optimizer = ivon_offsets(base, settings)
 
     def model(images):
         return functional_call(encoder, {n: theta0[n] + d for n, d in zip(names, offsets)}, (images,))

@@ -36,6 +36,9 @@ from .html import VERDICTS, documents_in, install_mathjax, render_notebook, writ
 from .validate import check_values
 
 KERNEL_NAME = "nbmerge-report"
+# how claims are recorded: 1 = held / did not hold / not tested; 2 = the four outcomes with estimate, interval,
+# threshold, mde and reading (nbmerge.verdicts)
+CLAIMS_SCHEMA = 2
 
 
 @dataclass(frozen=True)
@@ -503,7 +506,7 @@ def _run_reports(options: Options, state: dict[str, Any]) -> dict:
     while run_dir.exists():  # two runs in one second: never reuse a folder
         suffix += 1
         run_dir = runs_root / f"{run_id}-{suffix}"
-    run = {"id": run_dir.name, "mode": mode, "git_sha": sha,
+    run = {"id": run_dir.name, "mode": mode, "git_sha": sha, "claims_schema": CLAIMS_SCHEMA,
            "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "status": "running", "reports": []}
     run_dir.mkdir()
     state.update(run=run, run_dir=run_dir, stage="creating the run folder")

@@ -11,6 +11,7 @@ import torch
 
 from ...device import synchronize
 from ...io import load_state_dict
+from ...pools.posteriors import ivon_offsets
 from ...solvers import pareto
 from .config import MIXTURE, MULTITASK_IVON, ParetoConfig, family_of, front_names, label
 from .fronts import (
@@ -70,22 +71,6 @@ def ground_truth(sub: Subset, alphas: torch.Tensor, log: Callable = print) -> di
 
 # ---------------------------------------------------------------------------------- IVON multitask reference
 
-def _ivon_offsets(base: torch.nn.Module, settings):
-    import copy
-
-    import ivon
-
-    encoder = copy.deepcopy(base).train()
-    names = [name for name, _ in encoder.named_parameters()]
-    theta0 = {name: p.detach().clone() for name, p in encoder.named_parameters()}
-    for p in encoder.parameters():
-        p.requires_grad_(False)
-    offsets = [torch.zeros_like(theta0[name], requires_grad=True) for name in names]
-    optimizer = ivon.IVON(offsets, lr=settings.lr, ess=settings.ess, hess_init=settings.hess_init,
-                          beta2=settings.beta2, weight_decay=settings.weight_decay, mc_samples=settings.mc_samples)
-    return encoder, names, theta0, offsets, optimizer
-
-
 def train_ivon_multitask(base: torch.nn.Module, heads: dict, data: dict, weights: dict, settings, warmup: int,
                          seed: int, arch) -> dict:
     """IVON (the posteriors' recipe and steps, ``settings`` resolved) on Σ_t α_t · (mean cross-entropy of a batch
@@ -98,7 +83,7 @@ def train_ivon_multitask(base: torch.nn.Module, heads: dict, data: dict, weights
     from ...pools.zoo import _task_seed
 
     active = sorted(t for t, a in weights.items() if a > 0)
-    encoder, names, theta0, offsets, optimizer = _ivon_offsets(base, settings)
+    encoder, names, theta0, offsets, optimizer = ivon_offsets(base, settings)
 
     def model(inputs):
         return functional_call(encoder, {n: theta0[n] + d for n, d in zip(names, offsets)}, (inputs,))
@@ -126,7 +111,7 @@ def _trainer_fingerprint() -> str:
     import hashlib
     import inspect
 
-    source = inspect.getsource(train_ivon_multitask) + inspect.getsource(_ivon_offsets)
+    source = inspect.getsource(train_ivon_multitask) + inspect.getsource(ivon_offsets)
     return hashlib.sha256(source.encode()).hexdigest()[:12]
 
 
