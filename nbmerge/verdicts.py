@@ -282,6 +282,14 @@ def _room(d: Decision) -> float:
     return lo - d.threshold
 
 
+def least_favourable(parts: Mapping[str, Decision]) -> Optional[str]:
+    """The name of the tested part that decides a claim needing every part: the lowest outcome (contradicted, then
+    inconclusive, then held), then the interval furthest short of its threshold; None when no part was tested."""
+    rank = {"contradicted": 0, "inconclusive": 1, "held": 2}
+    tested = {k: d for k, d in parts.items() if d.outcome != "not tested"}
+    return min(tested, key=lambda k: (rank[tested[k].outcome], _room(tested[k]))) if tested else None
+
+
 def combine(parts: Mapping[str, Decision], what: str = "part", reading: Optional[str] = None) -> Decision:
     """One decision for a claim that needs every part (each anchor, baseline, suite; accuracy and time): held
     when every part held; contradicted when any part is; inconclusive when none is but some part is inconclusive;
@@ -295,8 +303,7 @@ def combine(parts: Mapping[str, Decision], what: str = "part", reading: Optional
     reading = reading or next((d.reading for d in parts.values()), "paper")
     if not tested:
         return not_tested("; ".join(untested) or f"no {what} to compare", reading)
-    rank = {"contradicted": 0, "inconclusive": 1, "held": 2}
-    worst = min(tested, key=lambda k: (rank[tested[k].outcome], _room(tested[k])))
+    worst = least_favourable(parts)
     if all(d.outcome == "held" for d in tested.values()) and untested:
         return not_tested(f"{'; '.join(untested)} (every other {what} held)", reading)
     why = "; ".join(x for x in [tested[worst].why, f"least favourable {what}: {worst}"]

@@ -54,12 +54,7 @@ def _fmt(d: Decision) -> str:
 def combine(parts: Mapping[str, Decision], reading: str = "paper") -> tuple[Decision, Optional[str]]:
     """A claim over several comparisons, all of which must hold (:func:`nbmerge.verdicts.combine`), with the name of
     the least favourable tested comparison (None when none could be tested)."""
-    tested = {k: d for k, d in parts.items() if d.outcome != "not tested"}
-    worst = min(tested, key=lambda k: (_RANK[tested[k].outcome], verdicts._room(tested[k]))) if tested else None
-    return verdicts.combine(parts, "comparison", reading), worst
-
-
-_RANK = {"contradicted": 0, "inconclusive": 1, "held": 2}
+    return verdicts.combine(parts, "comparison", reading), verdicts.least_favourable(parts)
 
 
 def versus(a: Run, b: Run, names, threshold=0.0, effect=None, reading="paper", seed=0) -> Decision:

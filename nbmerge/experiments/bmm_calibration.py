@@ -114,24 +114,11 @@ def seed_labs(suite: str, seeds: Sequence[int], *, cache: str = "", device: str 
     (``val_examples`` per task), so validation noise is part of the seed-to-seed spread. The cache entries and search
     logs are those of the benchmark notebook's searches at the same seeds and subsets.
 
-    Each seed's cache gets its own evaluator view (:func:`seed_evaluator`): the zoo keeps one evaluator, and cutting
-    its validation split for one seed would move every other seed's cache onto that subset."""
-    from dataclasses import replace
-
-    from ..pools.zoo import cache_root
+    Each seed's cache validates on its own evaluator view (``Lab.at_seed`` → ``protocol.trial_cache``)."""
     from ..tune.anchors import open_lab
 
     lab = open_lab(suite, cache=cache, device=device, val_examples=val_examples, seed=seeds[0])
-    root = cache_root(cache or None) / "trials"
-    return {seed: replace(lab, cache=protocol.TrialCache(lab.zoo, seed_evaluator(lab.zoo, device, val_examples, seed),
-                                                         root), val_seed=seed)
-            for seed in seeds}
-
-
-def seed_evaluator(zoo, device: str, val_examples: int, seed: int):
-    """A view of the zoo's evaluator whose validation split is its own seeded subset of ``val_examples`` per task
-    (0: the whole split): ``Evaluator.with_val_subset``."""
-    return zoo.evaluator(device).with_val_subset(val_examples, seed)
+    return {seed: lab.at_seed(seed) for seed in seeds}
 
 
 # ---------------------------------------------------------------------------------------------- decisions
