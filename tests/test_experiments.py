@@ -102,3 +102,15 @@ def test_variant_experts_reproduce_the_zoo_and_differ_when_asked(micro_cache):
     assert scaled[0] != scaled[1] and load_state_dict(scaled[0]).keys() == load_state_dict(same[0]).keys()
     with pytest.raises(NbmergeError, match="factors must be"):
         variant_experts(zoo, lr_factors=(0.0,))
+
+
+def test_table_escapes_names_and_writes_only_its_own_markup():
+    """Task, expert, method and parameter names come from the user's folders: a name that is HTML is shown as text."""
+    from nbmerge.experiments.common import bold, table
+
+    evil = "alpha<img src=x onerror=alert(1)>"
+    page = table([{"expert": evil, "acc": 0.5, "best": bold("90.0%")}], caption=f"experts of {evil}",
+                 formats={"acc": "{:.0%}"}).data
+    assert "<img" not in page and page.count("&lt;img src=x onerror=alert(1)&gt;") == 2
+    assert "<b>90.0%</b>" in page and "<td>50%</td>" in page
+    assert "<th>expert</th>" in page and table([{"<th>": 1}]).data.count("&lt;th&gt;") == 1

@@ -675,3 +675,17 @@ def test_alpha_batches_fit_the_memory_budget():
     assert [len(c) for c in chunks] == [3, 3, 3, 1] and torch.equal(torch.cat(chunks), alphas)
     assert len(alpha_chunks(alphas, surrogates, budget=1)) == 10  # at least one α per batch
     assert len(alpha_chunks(alphas, surrogates)) == 1  # a small model: every α in one batch, as before
+
+
+def test_pareto_records_are_sealed_and_a_damaged_one_is_computed_again(tmp_path, capsys):
+    from types import SimpleNamespace
+
+    from nbmerge.experiments.pareto.fronts import _Store
+
+    key = {"front": "ivon_hess", "temperature": 1.0}
+    _Store(SimpleNamespace(root=tmp_path)).put(key, {"seconds": 12.5})
+    assert _Store(SimpleNamespace(root=tmp_path)).get(key) == {"seconds": 12.5}
+    [record] = (tmp_path / "pareto").glob("*.json")
+    record.write_text(record.read_text().replace("12.5", "1.5"))
+    assert _Store(SimpleNamespace(root=tmp_path)).get(key) is None and "checksum" in capsys.readouterr().out
+    assert _Store(SimpleNamespace(root=None)).get(key) is None   # memory only without a cache root

@@ -106,6 +106,21 @@ def test_cli_values_read_as_yaml():
     assert parse_value("[tsv, ties]") == ["tsv", "ties"] and parse_value("tiny8") == "tiny8"
 
 
+def test_the_default_profile_is_each_notebooks_own_parameters_cell():
+    """Run All in JupyterLab is the published run: every value notebooks/parameters/default.yaml sets is already the
+    notebook's own default, so the report injects nothing and a warm trial cache serves the interactive run too."""
+    import yaml
+
+    shipped = REPO / "notebooks"
+    profile = yaml.safe_load((shipped / "parameters" / "default.yaml").read_text())
+    differ = {}
+    for path in discover(shipped):
+        declared = notebook_parameters(path)
+        wanted = {k: v for k, v in profile.get("all", {}).items() if k in declared} | profile.get(path.stem, {})
+        differ.update({f"{path.stem}.{k}": (declared[k], v) for k, v in wanted.items() if declared[k] != v})
+    assert not differ, f"notebook default -> default.yaml: {differ}"
+
+
 # ------------------------------------------------------------------------------------------ a run, with a failure
 
 @pytest.fixture
@@ -133,6 +148,12 @@ def test_failed_notebook_is_reported_and_others_still_run(runs):
     assert (run_dir / "zz_bad.html").exists() and (run_dir / "good.html").exists()
     metrics = json.loads((run_dir / "good" / "metrics.json").read_text())
     assert metrics["metrics"] == {"value": 84.0, "smoke": False} and metrics["fingerprint"]["git_sha"]
+    # only what differs from a notebook's own parameters cell is injected (smoke=False is good's default)
+    def injected(name):
+        book = nbformat.read(str(run_dir / f"{name}.ipynb"), as_version=4)
+        return [c.source for c in book.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert injected("zz_bad") == [] and len(injected("good")) == 1
+    assert "scale = 4" in injected("good")[0] and "smoke" not in injected("good")[0]
 
 
 def test_each_run_gets_a_fresh_folder_and_the_index_links_the_latest(runs):

@@ -194,6 +194,30 @@ def test_analyses_are_computed_once_per_zoo_and_key(tmp_path):
     assert list((tmp_path / "analyses").iterdir())
 
 
+def test_a_damaged_or_stale_analysis_is_recomputed_not_used(tmp_path, monkeypatch):
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from nbmerge import codehash
+
+    zoo = SimpleNamespace(root=Path("toy-123"), manifest={"checksums": {"base": "abc"}})
+    config = _config(cache=str(tmp_path))
+    said, calls = [], []
+
+    def compute():
+        calls.append(1)
+        return {"distance": 0.0976, "n": len(calls)}
+    assert tour.cached(zoo, config, "geometry", compute, log=said.append)["n"] == 1
+    [entry] = (tmp_path / "analyses").rglob("tour-geometry-*.json")
+    entry.write_text(entry.read_text().replace("0.0976", "0.0376"))        # one digit changed
+    assert tour.cached(zoo, config, "geometry", compute, log=said.append) == {"distance": 0.0976, "n": 2}
+    assert "checksum" in said[-1]
+    assert tour.cached(zoo, config, "geometry", compute, log=said.append)["n"] == 2   # the rewritten entry is used
+    monkeypatch.setattr(codehash, "code_fingerprint", lambda: "other-code")
+    assert tour.cached(zoo, config, "geometry", compute, log=said.append)["n"] == 3   # other code: recomputed
+    assert "another key" in said[-1]
+
+
 def test_config_checks_and_is_built_from_the_notebook():
     with pytest.raises(NbmergeError, match="parameter 'seed'"):
         _config(seed="0")

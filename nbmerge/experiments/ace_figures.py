@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from .ace import setting
+from .common import bold
 
 
 def plot_task_count(rows: list[dict]):
@@ -64,7 +65,7 @@ def validation_rows(runs: dict) -> list[dict]:
         row = {"method": label}
         for point in run.tuned.curve:
             value = f"{point['val_accuracy']:.1%}"
-            row[f"α = {point['alpha']:g}"] = f"<b>{value}</b>" if point["alpha"] == run.tuned.alpha else value
+            row[f"α = {point['alpha']:g}"] = bold(value) if point["alpha"] == run.tuned.alpha else value
         rows.append(row)
     return rows
 

@@ -7,6 +7,7 @@ into the working folder and prints the fingerprint. Verdicts are computed from t
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import platform
@@ -94,9 +95,19 @@ def figure(fig, alt: str, dpi: int = 110):
                           'style="max-width: 100%">', "text/plain": text}, raw=True)
 
 
+class Markup(str):
+    """A table cell that is HTML built by nbmerge's own code (e.g. :func:`bold`); every other cell, header and
+    caption is escaped, since task, expert, method and parameter names come from the user's folders and YAML."""
+
+
+def bold(text) -> Markup:
+    return Markup(f"<b>{html.escape(str(text))}</b>")
+
+
 def table(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, formats: Optional[dict] = None,
           caption: str = ""):
-    """An HTML table for a notebook (no pandas needed); ``formats`` maps column → format string."""
+    """An HTML table for a notebook (no pandas needed); ``formats`` maps column → format string. Text is escaped
+    (only :class:`Markup` cells are written as HTML)."""
     from IPython.display import HTML
 
     columns = list(columns or (rows[0].keys() if rows else []))
@@ -105,13 +116,15 @@ def table(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, formats
     def cell(column, value):
         if value is None:
             return "—"  # not applicable (e.g. α for a model without one), never the word "None"
+        if isinstance(value, Markup):
+            return str(value)
         if isinstance(value, float):
-            return formats.get(column, "{:.4f}").format(value)
-        return str(value)
+            return html.escape(formats.get(column, "{:.4f}").format(value))
+        return html.escape(str(value))
 
-    head = "".join(f"<th>{c}</th>" for c in columns)
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{cell(c, r.get(c, ''))}</td>" for c in columns) + "</tr>" for r in rows)
-    cap = f"<caption>{caption}</caption>" if caption else ""
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
     return HTML(f'<table class="nbmerge">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
 
 

@@ -360,8 +360,12 @@ def run_one(notebook: Path, parameters: dict[str, Any], run_dir: Path, mathjax: 
     row: dict[str, Any] = {"name": name, "notebook": executed.name, "parameters": parameters,
                            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "status": "ok"}
     start = time.perf_counter()
+    # only what differs from the notebook's own parameters cell is injected: a default run's page shows one
+    # parameters cell, the one Run All in JupyterLab runs
+    declared = notebook_parameters(notebook)
+    injected = {k: v for k, v in parameters.items() if k not in declared or declared[k] != v}
     try:
-        _execute(notebook, executed, parameters, kernel, workdir)
+        _execute(notebook, executed, injected, kernel, workdir)
         metrics = read_metrics(workdir / "metrics.json")
         row.update(headline=metrics.get("headline"), claims=metrics.get("claims", []),
                    git_sha=metrics.get("fingerprint", {}).get("git_sha", ""), metrics=f"{name}/metrics.json")

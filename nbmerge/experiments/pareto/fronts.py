@@ -4,7 +4,6 @@ in memory-bounded chunks, the trial-cached evaluation of a front, the responsibi
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,9 +137,11 @@ class _Store:
 
         found = self.memory.get(_digest(key))
         if found is None and self.root is not None and self._path(key).exists():
-            try:
-                found = json.loads(self._path(key).read_text())
-            except ValueError:
+            from ...codehash import unseal
+
+            ok, found, why = unseal(self._path(key).read_text(errors="replace"), key)
+            if not ok:  # damaged, edited or another key's: computed again (and overwritten), never used
+                print(f"pareto record {self._path(key).name}: {why}; computed again")
                 return None
             self.memory[_digest(key)] = found
         return found
@@ -150,7 +151,9 @@ class _Store:
 
         self.memory[_digest(key)] = value
         if self.root is not None:
-            atomic_write_text(self._path(key), json.dumps(value, sort_keys=True))
+            from ...codehash import seal
+
+            atomic_write_text(self._path(key), seal(key, value))
         return value
 
 
