@@ -196,6 +196,27 @@ def test_browser_check_fails_a_figure_without_alt_text(runs, tmp_path):
     assert any("2 of 2 figures have no alt text" in p for p in page_problems(visit(bare)))
 
 
+def test_math_renders_with_its_shipped_font_and_fails_without_it(tmp_path):
+    """Every file MathJax asks for ships with the pages (the STIX-Web font: accents, script and blackboard letters,
+    large operators); the check fails a page that asks for a missing file, e.g. after one font file is removed."""
+    import shutil
+
+    from nbmerge.report.html import install_mathjax, render_notebook
+
+    book = write_notebook(tmp_path / "formula.ipynb", [("markdown", r"# Formulas" "\n\n" r"$\hat{\theta} = \theta_0 + "
+                          r"\alpha \sum_{t=1}^{T} \tau_t$ and $$\mathcal{L} = \mathbb{E}_{x}\Big[\tilde{\ell}\Big]$$")])
+    mathjax = install_mathjax(tmp_path / "_static")
+    page = render_notebook(book, tmp_path / "formula.html", mathjax)
+    shown = visit(page)
+    assert shown.math == "typeset" and shown.facts["math_elements"] >= 2
+    assert page_problems(shown) == [] and shown.failed == [] and shown.facts["math_fallback"] == ""
+    assert any("STIX-Web/woff" in r for r in shown.requests)
+    font = next((mathjax / "fonts" / "HTML-CSS" / "STIX-Web" / "woff").glob("STIXMathJax_Main-Regular*"))
+    shutil.move(font, tmp_path / font.name)   # the negative control
+    problems = page_problems(visit(page))
+    assert any("did not load" in p and "STIXMathJax_Main-Regular" in p for p in problems), problems
+
+
 def test_browser_check_sees_network_requests(tmp_path):
     """The no-network assertion can fail: a page that loads a remote script is caught."""
     page = tmp_path / "remote.html"

@@ -39,6 +39,12 @@ _PAGE_FACTS = """(() => {
     title: document.title,
     math_elements: document.querySelectorAll('.MathJax, .MathJax_Display, .MathJax_CHTML, mjx-container').length,
     raw_tex: raw.slice(0, 10),
+    // the output's font: the configured web font, or a fallback (image fonts, local or generic Unicode glyphs)
+    math_fallback: (() => {
+      const out = window.MathJax && MathJax.OutputJax && MathJax.OutputJax['HTML-CSS'];
+      if (!out || !document.querySelector('.MathJax')) return '';
+      return (out.fontInUse !== 'STIX-Web' || out.imgFonts) ? String(out.fontInUse) + (out.imgFonts ? ' (image fonts)' : '') : '';
+    })(),
     // MathJax 2.7 shows a TeX error as an merror box or, with the noErrors/noUndefined extensions the reports load,
     // as red source text (an undefined macro prints its own name in red): both are errors on the page
     tex_errors: Array.from(document.querySelectorAll('.mjx-merror, .merror, .MathJax_Error, .noError'))
@@ -68,6 +74,7 @@ def find_chromium() -> str:
 class PageVisit:
     url: str
     requests: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)     # requests that failed ("url: net::ERR_FILE_NOT_FOUND")
     facts: dict = field(default_factory=dict)
     math: str = ""
     screenshot: Optional[Path] = None
@@ -174,9 +181,25 @@ def _drive(pipe: _Pipe, url: str, screenshot, timeout: float) -> PageVisit:
         Path(screenshot).write_bytes(base64.b64decode(data))
         result.screenshot = Path(screenshot)
     # data: URLs (embedded figures) are shortened: the scheme is what matters, not the payload.
-    result.requests = [e["params"]["request"]["url"][:80] for e in pipe.events
-                       if e.get("method") == "Network.requestWillBeSent" and e.get("sessionId") == session]
+    sent = [e["params"] for e in pipe.events
+            if e.get("method") == "Network.requestWillBeSent" and e.get("sessionId") == session]
+    result.requests = [p["request"]["url"][:80] if p["request"]["url"].startswith("data:") else p["request"]["url"]
+                       for p in sent]
+    urls = {p["requestId"]: p["request"]["url"] for p in sent}
+    result.failed = [f"{_short(urls.get(e['params']['requestId'], '?'))}: {e['params'].get('errorText', '')}"
+                     for e in pipe.events if e.get("method") == "Network.loadingFailed"
+                     and e.get("sessionId") == session and not e["params"].get("canceled")
+                     and not urls.get(e["params"]["requestId"], "").startswith("about:")]
     return result
+
+
+def _short(url: str) -> str:
+    """A request's URL for a message: data: payloads cut, local files by their last three path parts."""
+    if url.startswith("data:"):
+        return url[:40]
+    if url.startswith("file:"):
+        return ".../" + "/".join(url.split("?")[0].split("/")[-3:])
+    return url[:120]
 
 
 def page_problems(visit_result: PageVisit) -> list[str]:
@@ -186,6 +209,10 @@ def page_problems(visit_result: PageVisit) -> list[str]:
     problems = []
     if visit_result.network_requests:
         problems.append(f"requests leaving the machine: {visit_result.network_requests[:3]}")
+    if visit_result.failed:  # e.g. a MathJax font or its metrics missing: formulas drawn with fallback glyphs
+        problems.append(f"{len(visit_result.failed)} requested files did not load: {visit_result.failed[:3]}")
+    if facts.get("math_fallback"):
+        problems.append(f"formulas typeset with a fallback font: {facts['math_fallback']}")
     if facts.get("raw_tex"):
         problems.append(f"untypeset math: {facts['raw_tex'][:3]}")
     if facts.get("tex_errors"):

@@ -21,6 +21,16 @@ from ..io import atomic_write_text
 # nbconvert's default config name (TeX-AMS_CHTML-full) is not in the jupyter-server-mathjax bundle.
 MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"
 
+# The bundle ships one web font, STIX-Web (woff files and their metrics); MathJax's default TeX font is absent, so
+# without this the pages ask for files that are not there and draw formulas with whatever fonts the system has
+# (accents off their letters, small operators). The browser check fails a page that requests a missing file.
+MATHJAX_FONTS = ('"HTML-CSS": {availableFonts: [], preferredFont: null, webFont: "STIX-Web", imageFont: null},\n'
+                 '                ')
+_MATHJAX_CONFIG_CALL = "MathJax.Hub.Config({"
+# The hidden MathML copy each formula carries for screen readers picks the TeX fonts by `mathvariant` (\mathcal,
+# \mathbb), which are not shipped: it inherits the page's font instead (it is never seen).
+_ASSISTIVE_CSS = "<style>.MJX_Assistive_MathML [mathvariant] { font-family: inherit !important; }</style>\n"
+
 _EMPTY_SCRIPT = re.compile(r'<script src=""></script>')
 # The mermaid loader is a module script that imports from a CDN when the page has a diagram; ours never do.
 _MERMAID = re.compile(r'<script type="module">(?:(?!</script>).)*jp-Mermaid(?:(?!</script>).)*</script>', re.S)
@@ -70,6 +80,11 @@ def render_notebook(notebook_path: Path, html_path: Path, mathjax_dir: Path, ind
     title = notebook_title(nb, notebook_path.stem)
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
     body = _MERMAID.sub("", _EMPTY_SCRIPT.sub("", body))
+    if body.count(_MATHJAX_CONFIG_CALL) != 1:  # a new nbconvert template: the font setting would silently be lost
+        raise NbmergeError(f"{html_path.name}: expected one MathJax configuration in the rendered page, found "
+                           f"{body.count(_MATHJAX_CONFIG_CALL)}")
+    body = body.replace(_MATHJAX_CONFIG_CALL, _MATHJAX_CONFIG_CALL + "\n                " + MATHJAX_FONTS, 1)
+    body = body.replace("</head>", _ASSISTIVE_CSS + "</head>", 1)
     if index_path is not None:
         href = Path(os.path.relpath(index_path, html_path.parent)).as_posix()
         nav = (f'<nav class="nbmerge-nav" style="font-family: system-ui, sans-serif; margin: 0.5em 1em;">'
