@@ -79,10 +79,22 @@ def _recipe_from_args(args):
     if missing:
         raise NbmergeError(f"merge needs {', '.join(missing)} (or a recipe: --config recipe.yaml)")
     walk = {"matrix_rule": args.matrix_rule, "qkv": args.qkv, "fallback": args.fallback,
-            "exclude": list(args.exclude), "matrix_exclude": list(args.matrix_exclude), "device": args.device}
+            "exclude": list(args.exclude), "matrix_exclude": list(args.matrix_exclude), "device": args.device,
+            "module_kinds": _module_kinds(args.module_kind)}
     params = parse_pairs(args.param, "--param")
     return Recipe(args.method, args.base, list(args.experts), [1.0] * len(args.experts), params,
                   args.grams, args.fishers, walk, None, args.seed, args.out, args.max_shard_size)
+
+
+def _module_kinds(items) -> dict[str, str]:
+    """``--module-kind REGEX=KIND`` (repeatable; split at the last ``=``, so a regex may hold one)."""
+    kinds = {}
+    for item in items or ():
+        pattern, equals, kind = item.rpartition("=")
+        if not equals or not pattern:
+            raise NbmergeError(f"--module-kind expects REGEX=KIND (e.g. 'linear1\\.weight$=mlp_in'), got {item!r}")
+        kinds[pattern] = kind.strip()
+    return kinds
 
 
 def _huge_pages() -> None:
@@ -103,6 +115,11 @@ def cmd_merge(args) -> int:
     from .walker import WalkOptions
 
     recipe = _recipe_from_args(args)
+    from .pairing import check_pairing
+
+    for flag, stats in (("--grams", recipe.grams), ("--fishers", recipe.fishers)):
+        for note in check_pairing(recipe.experts, stats, flag):  # refused here when the recorded tasks contradict
+            print(note)
     params = dict(recipe.params)
     seed = recipe.seed
     if seed is not None:
@@ -375,6 +392,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keys kept at the base value and not checked against the experts")
     p.add_argument("--matrix-exclude", action="append", default=[], metavar="REGEX",
                    help="2-D keys sent to the fallback instead of the matrix path")
+    p.add_argument("--module-kind", action="append", default=[], metavar="REGEX=KIND",
+                   help="name the attention/MLP linear modules of a layout nbmerge does not know (KIND: attn_in, "
+                        "attn_out, mlp_in, mlp_out); data-free BMM regresses only such modules")
     p.add_argument("--max-shard-size", default=None,
                    help="e.g. 2G, 500MB, 2GiB (binary units): write shards plus an index above this (DIR/ outputs: "
                         "default 5G)")

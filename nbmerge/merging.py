@@ -19,6 +19,7 @@ from .errors import MethodError, NbmergeWarning
 from .hf import DEFAULT_MAX_SHARD_BYTES, base_folder, check_output_folder, write_folder
 from .io import Source, StateDict, as_source, check_not_an_input, write_tensors
 from .methods import get_method
+from .pairing import check_pairing
 from .sources import CastOutput, WeightedExpert
 from .walker import WalkOptions
 
@@ -26,6 +27,7 @@ from .walker import WalkOptions
 def merge(method: str, base: Source, experts: Sequence[Source], params: Optional[Mapping[str, Any]] = None, *,
           grams=None, fishers=None, walk: Optional[WalkOptions] = None) -> StateDict:
     """Merge ``experts`` (paths or state dicts) into ``base`` with the registered ``method``."""
+    _check_pairings(experts, grams, fishers)
     return get_method(method).run(base, experts, params, grams=grams, fishers=fishers, walk=walk)
 
 
@@ -44,6 +46,7 @@ def merge_to_file(method: str, base: Source, experts: Sequence[Source], out: str
     terminal. An expert may be a LoRA adapter folder (:mod:`nbmerge.adapters`).
     """
     check_not_an_input(out, _inputs(base, experts, grams, fishers))
+    _check_pairings(experts, grams, fishers)
     items, record = _merged(method, base, experts, params, grams, fishers, walk, weights, out_dtype, progress)
     # One metadata key: safetensors stores the header map unordered, so several keys would make the bytes of
     # identical merges differ from run to run.
@@ -67,6 +70,7 @@ def merge_to_folder(method: str, base: Source, experts: Sequence[Source], out: s
     """
     from .classifiers import backbone_sources, is_classifier_merge, write_classifier_folders
 
+    _check_pairings(experts, grams, fishers)
     if is_classifier_merge(base, experts):  # GLUE-style experts: the backbone merged, one folder per task's head
         check_output_folder(out, _inputs(base, experts, grams, fishers))
         base_view, expert_views, prefix = backbone_sources(base, experts)
@@ -87,6 +91,12 @@ def merge_to_folder(method: str, base: Source, experts: Sequence[Source], out: s
     record["params"] = {**defaults, **record["params"]}  # the card names every value the merge used
     return write_folder(items, out, base=base, experts=experts, record=record, max_shard_bytes=max_shard_bytes,
                         out_dtype=out_dtype)
+
+
+def _check_pairings(experts, grams, fishers) -> None:
+    """Statistics files whose recorded tasks contradict the experts' order are refused (:mod:`nbmerge.pairing`)."""
+    check_pairing(experts, grams, "grams")
+    check_pairing(experts, fishers, "fishers")
 
 
 def _inputs(base, experts, grams, fishers) -> list:

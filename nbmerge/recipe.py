@@ -9,6 +9,8 @@
     params: {density: 0.2, scale: 1.0}
     grams: [g1.safetensors, g2.safetensors]   # optional, one per expert (fishers: likewise)
     walk: {qkv: split, exclude: ["head\\."], matrix_rule: ndim2, fallback: mean, matrix_exclude: [], device: auto}
+    # walk may also name the linear modules of a layout nbmerge does not know (read by data-free BMM):
+    #   module_kinds: {"blocks\\.\\d+\\.mix\\.weight$": mlp_in}   (kinds: attn_in, attn_out, mlp_in, mlp_out)
     dtype: bfloat16                   # optional: the output's floating-point dtype (default: the base's)
     seed: 0                           # optional: methods with a seed (DARE)
     out: merged.safetensors           # optional here; `--out` on the command line wins; `merged/`: a HF folder
@@ -29,10 +31,11 @@ import torch
 
 from .errors import NbmergeError
 from .methods import get_method
+from .modules import check_module_kinds
 
 TOP_KEYS = {"method", "base", "experts", "params", "grams", "fishers", "walk", "dtype", "seed", "out",
             "max_shard_size"}
-WALK_KEYS = {"matrix_rule", "qkv", "fallback", "exclude", "matrix_exclude", "device"}
+WALK_KEYS = {"matrix_rule", "qkv", "fallback", "exclude", "matrix_exclude", "device", "module_kinds"}
 EXPERT_KEYS = {"path", "weight"}
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "float64": torch.float64}
 
@@ -126,6 +129,13 @@ def parse_recipe(data: Any, name: str = "recipe", folder: Union[str, os.PathLike
     for key in ("matrix_rule", "qkv", "fallback", "device"):
         if key in walk and walk[key] is not None:
             _expect(f"{name}: walk.{key}", walk[key], str, "a string")
+    if walk.get("module_kinds") is not None:
+        kinds = _expect(f"{name}: walk.module_kinds", walk["module_kinds"], Mapping,
+                        "a mapping of key regexes to kinds (attn_in, attn_out, mlp_in, mlp_out)")
+        try:
+            walk["module_kinds"] = check_module_kinds({str(k): v for k, v in kinds.items()})
+        except NbmergeError as exc:
+            raise RecipeError(f"{name}: walk.{exc}") from None
     dtype = data.get("dtype")
     if dtype is not None and dtype not in DTYPES:
         raise RecipeError(f"{name}: dtype: expected one of {', '.join(DTYPES)}, got {dtype!r}")

@@ -35,6 +35,7 @@ from .device import resolve_device
 from .errors import CheckpointError, MethodError, NbmergeWarning, NumericalError
 from .io import Source, StateDict, TensorSource, as_source
 from .linalg import LowRank
+from .modules import check_module_kinds
 
 MATRIX_RULES = ("ndim2", "linear_only")
 QKV_MODES = ("as_is", "split", "fused")
@@ -54,6 +55,8 @@ class WalkOptions:
     floating tensor in float64, a reference for how much float32 round-off moves a merge (the GPU check uses it).
     ``low_rank``: Gram-based kernels (BMM, WUDI, ACE) build τᵀτ and τ·G of a LoRA adapter expert from its factors
     (the same values, r·d_in·(d_in + d_out) operations instead of d_out·d_in²); False forces the dense route.
+    ``module_kinds``: ``{regex: kind}`` naming the attention/MLP linear modules of a layout the built-in names do not
+    know (:mod:`nbmerge.modules`); methods that regress only those modules (data-free BMM) read it.
     """
 
     matrix_rule: Optional[str] = None
@@ -66,6 +69,7 @@ class WalkOptions:
     check_finite: bool = True
     compute_dtype: Optional[str] = None
     low_rank: bool = True
+    module_kinds: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
         if self.matrix_rule is not None and self.matrix_rule not in MATRIX_RULES:
@@ -78,6 +82,7 @@ class WalkOptions:
             raise MethodError(f"compute_dtype must be None or 'float64', got {self.compute_dtype!r}")
         object.__setattr__(self, "exclude", tuple(self.exclude))
         object.__setattr__(self, "matrix_exclude", tuple(self.matrix_exclude))
+        object.__setattr__(self, "module_kinds", check_module_kinds(self.module_kinds))
         object.__setattr__(self, "device", resolve_device(self.device))
 
 

@@ -378,3 +378,101 @@ def test_cuda_matches_cpu(tiny64):
     cpu = BMMSolver.from_method(base, experts).merged(-1.0)
     cuda = BMMSolver.from_method(base, experts, device="cuda").merged(-1.0)
     close({k: v.cpu() for k, v in cuda.items()}, cpu, atol=1e-10)
+
+
+# ------------------------------------------------------------------------------- layouts: no silent partial merge
+
+def _layout_experts(model, n=3, seed=0):
+    """A random-weight model's state dict as the base, and ``n`` experts that move every tensor."""
+    gen = torch.Generator().manual_seed(seed)
+    base = {k: v.detach().clone().float() for k, v in model.state_dict().items()}
+    experts = [{k: v + 0.05 * torch.randn(v.shape, generator=gen) for k, v in base.items()} for _ in range(n)]
+    return base, experts
+
+
+def _bmm_recorded(base, experts, walk=None):
+    import warnings as _warnings
+
+    from nbmerge.errors import NbmergeWarning
+
+    anchor = nbmerge.merge("task_arithmetic", base, experts)
+    with _warnings.catch_warnings(record=True) as caught:
+        _warnings.simplefilter("always")
+        out = nbmerge.merge("bmm", base, experts, {"gram": "task_vector"}, walk=walk)
+    said = [str(w.message) for w in caught if issubclass(w.category, NbmergeWarning)]
+    moved = {k for k in base if base[k].ndim == 2 and not torch.allclose(out[k], anchor[k], atol=1e-6)}
+    return moved, said
+
+
+def test_data_free_bmm_regresses_every_linear_layer_of_torch_transformer_encoder():
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32, batch_first=True)
+    encoder = torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+    base, experts = _layout_experts(encoder)
+    linear = {k for k, v in base.items() if v.ndim == 2}
+    assert {k.split(".", 2)[2] for k in linear} == {"self_attn.in_proj_weight", "self_attn.out_proj.weight",
+                                                     "linear1.weight", "linear2.weight"}
+    moved, said = _bmm_recorded(base, experts)
+    assert moved == linear and said == []
+
+
+def test_data_free_bmm_on_top_level_fc_layers():
+    model = torch.nn.Module()
+    model.fc1, model.fc2 = torch.nn.Linear(6, 8), torch.nn.Linear(8, 4)
+    base, experts = _layout_experts(model)
+    assert module_type("fc1.weight") == "mlp_in" and module_type("fc2.weight") == "mlp_out"
+    assert module_type("xfc1.weight") is None
+    moved, said = _bmm_recorded(base, experts)
+    assert moved == {"fc1.weight", "fc2.weight"} and said == []
+
+
+def test_an_unknown_layout_is_named_in_a_warning_and_merges_fully_with_module_kinds():
+    model = torch.nn.Module()
+    model.blocks = torch.nn.ModuleList([torch.nn.Module() for _ in range(2)])
+    for block in model.blocks:
+        block.mix, block.proj = torch.nn.Linear(6, 6), torch.nn.Linear(6, 6)
+        block.attn = torch.nn.Module()
+        block.attn.qkv = torch.nn.Linear(6, 18)
+    base, experts = _layout_experts(model)
+    moved, said = _bmm_recorded(base, experts)
+    assert moved == {"blocks.0.attn.qkv.weight", "blocks.1.attn.qkv.weight"}     # the names nbmerge knows
+    assert len(said) == 1 and "4 weight matrices are not recognised" in said[0]
+    assert "blocks.0.mix.weight" in said[0] and "module_kinds" in said[0]
+    kinds = {r"\.mix\.weight$": "mlp_in", r"blocks\.\d+\.proj\.weight$": "mlp_out"}
+    moved, said = _bmm_recorded(base, experts, WalkOptions(module_kinds=kinds))
+    assert moved == {k for k, v in base.items() if v.ndim == 2} and said == []
+    solver = BMMSolver.from_method(base, experts, gram="task_vector", module_kinds=kinds)
+    assert set(solver.groups.values()) == {"attn_in", "mlp_in", "mlp_out"}
+    with pytest.raises(nbmerge.errors.NbmergeError, match="kinds are attn_in"):
+        WalkOptions(module_kinds={"mix": "mlp"})
+    with pytest.raises(nbmerge.errors.NbmergeError, match="not a regular expression"):
+        WalkOptions(module_kinds={"mix(": "mlp_in"})
+
+
+def test_module_kinds_from_the_command_line_and_a_recipe(tmp_path, capsys):
+    from nbmerge.recipe import load_recipe
+
+    model = torch.nn.Module()
+    model.blocks = torch.nn.ModuleList([torch.nn.Module()])
+    model.blocks[0].mix = torch.nn.Linear(5, 5)
+    base, experts = _layout_experts(model, n=2)
+    paths = []
+    for name, state in (("base", base), ("a", experts[0]), ("b", experts[1])):
+        paths.append(tmp_path / f"{name}.safetensors")
+        save_state_dict(state, paths[-1])
+    out = tmp_path / "out.safetensors"
+    args = ["merge", "--method", "bmm", "--param", "gram=task_vector", "--base", str(paths[0]), "--experts",
+            str(paths[1]), str(paths[2]), "--out", str(out), "--quiet"]
+    assert main(args + ["--module-kind", r"mix\.weight$=mlp_in"]) == 0
+    anchor = nbmerge.merge("task_arithmetic", base, experts)
+    assert not torch.allclose(load_state_dict(out)["blocks.0.mix.weight"], anchor["blocks.0.mix.weight"])
+    assert main(args + ["--module-kind", "mix"]) != 0
+    assert "--module-kind expects REGEX=KIND" in capsys.readouterr().err
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(f"method: bmm\nbase: {paths[0]}\nexperts: [{paths[1]}, {paths[2]}]\n"
+                      "walk: {module_kinds: {'mix\\.weight$': mlp_in}}\n")
+    assert load_recipe(recipe).walk["module_kinds"] == {r"mix\.weight$": "mlp_in"}
+    recipe.write_text(f"method: bmm\nbase: {paths[0]}\nexperts: [{paths[1]}, {paths[2]}]\n"
+                      "walk: {module_kinds: {'mix': mlp}}\n")
+    with pytest.raises(nbmerge.errors.NbmergeError, match="walk.module_kinds"):
+        load_recipe(recipe)

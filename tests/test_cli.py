@@ -367,3 +367,37 @@ def test_merge_asks_torch_for_huge_pages_only_before_torch_is_imported(monkeypat
     monkeypatch.setenv("THP_MEM_ALLOC_ENABLE", "0")  # an explicit setting wins
     _huge_pages()
     assert os.environ["THP_MEM_ALLOC_ENABLE"] == "0"
+
+
+def test_grams_are_matched_to_experts_by_their_recorded_task(tmp_path, capsys):
+    """`nbmerge stats` records each Gram file's task: a list in another order than the experts is refused, naming
+    both; files without a recorded task are paired by position, and the pairing is echoed."""
+    import torch
+
+    from nbmerge.errors import NbmergeError
+    from nbmerge.merging import merge_to_file
+
+    gen = torch.Generator().manual_seed(0)
+    base = {"fc1.weight": torch.randn(4, 3, generator=gen)}
+    paths = {"base": tmp_path / "base.safetensors"}
+    save_state_dict(base, paths["base"])
+    for task in ("sentiment", "topic"):
+        paths[task] = tmp_path / "experts" / f"{task}.safetensors"
+        save_state_dict({"fc1.weight": base["fc1.weight"] + torch.randn(4, 3, generator=gen)}, paths[task])
+        x = torch.randn(20, 3, generator=gen)
+        save_state_dict({"fc1.weight": x.T @ x}, tmp_path / "grams" / f"{task}.safetensors", metadata={"task": task})
+        save_state_dict({"fc1.weight": x.T @ x}, tmp_path / "plain" / f"g_{task}.safetensors")
+    experts = [str(paths["sentiment"]), str(paths["topic"])]
+    grams = [str(tmp_path / "grams" / f"{t}.safetensors") for t in ("sentiment", "topic")]
+    args = ["merge", "--method", "regmean", "--base", str(paths["base"]), "--experts", *experts, "--quiet"]
+    assert main(args + ["--grams", *grams, "--out", str(tmp_path / "ok.safetensors")]) == 0
+    assert "by position" not in capsys.readouterr().out
+    assert main(args + ["--grams", *grams[::-1], "--out", str(tmp_path / "swapped.safetensors")]) != 0
+    err = capsys.readouterr().err
+    assert "holds the statistics of task 'topic', but expert 1 is 'sentiment'" in err and grams[0] in err
+    assert not (tmp_path / "swapped.safetensors").exists()
+    with pytest.raises(NbmergeError, match="in the experts' order"):   # the library refuses too
+        merge_to_file("regmean", str(paths["base"]), experts, tmp_path / "lib.safetensors", grams=grams[::-1])
+    plain = [str(tmp_path / "plain" / f"g_{t}.safetensors") for t in ("topic", "sentiment")]
+    assert main(args + ["--grams", *plain, "--out", str(tmp_path / "plain.safetensors")]) == 0
+    assert "paired with the experts by position" in capsys.readouterr().out

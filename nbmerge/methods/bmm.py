@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import partial
@@ -25,10 +26,10 @@ from typing import Optional
 
 import torch
 
-from ..errors import CheckpointError, MethodError
+from ..errors import CheckpointError, MethodError, NbmergeWarning
 from ..io import Source, StateDict
 from ..linalg import LowRank, gram_of, solve_right, times_of
-from ..modules import is_linear_module
+from ..modules import is_linear_module, unrecognised_matrices
 from ..params import parse_pairs
 from ..registry import get_method, register
 from ..walker import ModelView, Rule, WalkOptions, walk_merge
@@ -275,10 +276,15 @@ def _prepare(view: ModelView, *, anchor_state: Mapping[str, torch.Tensor], data:
     check_anchor(view, anchor_state)
     if data:
         return {"anchor_state": anchor_state, "linear_keys": None}
-    linear = {key for key in view.float_keys() if is_linear_module(key, view.base.shape(key))}
+    kinds = view.walk.module_kinds
+    linear = {key for key in view.float_keys() if is_linear_module(key, view.base.shape(key), kinds)}
     if not linear:
         raise MethodError("bmm: no tensor of this model has a known linear-module name (attention in/out, MLP "
-                          "in/out); give data Grams, which name the modules to regress")
+                          "in/out); name them with module_kinds (--module-kind REGEX=KIND), or give data Grams, "
+                          "which name the modules to regress")
+    left = unrecognised_matrices(((k, view.base.shape(k)) for k in view.float_keys()), linear, "the anchor's values")
+    if left:
+        warnings.warn(f"bmm (data-free): {left}", NbmergeWarning, stacklevel=2)
     return {"anchor_state": anchor_state, "linear_keys": linear}
 
 

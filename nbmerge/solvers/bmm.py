@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -12,7 +13,7 @@ from typing import Optional, Union
 
 import torch
 
-from ..errors import MethodError, NumericalError
+from ..errors import MethodError, NbmergeWarning, NumericalError
 from ..io import Source, StateDict, as_source
 from ..methods.bmm import (
     anchor_task_vector,
@@ -24,7 +25,7 @@ from ..methods.bmm import (
     rho_of,
     run_anchor,
 )
-from ..modules import is_linear_module, module_groups
+from ..modules import is_linear_module, module_groups, unrecognised_matrices
 from ..walker import ModelView, WalkOptions
 
 
@@ -56,6 +57,7 @@ class BMMSolver:
     (default ``module_groups(linear keys, by_depth)``; a Gram key with no known module name is its own group).
     Everything lives on ``device`` in ``dtype`` (float64 by default; float32 halves memory and is much faster on
     GPUs, at float32 accuracy). ``keep_normal_equations`` also stores A, B, τ_anchor for ``solve_naive``.
+    ``module_kinds``: ``{regex: kind}`` for linear modules the built-in names do not know (data-free only).
     """
 
     def __init__(self, base: Source, experts: Sequence[Source], anchor: Source,
@@ -63,14 +65,15 @@ class BMMSolver:
                  tv_norm: str = "none", offdiag_scale: float = 1.0, by_depth: int = 0,
                  groups: Optional[Mapping[str, str]] = None, device: str = "cpu",
                  dtype: torch.dtype = torch.float64, exclude: Sequence[str] = (), matrix_exclude: Sequence[str] = (),
-                 keep_normal_equations: bool = False):
+                 keep_normal_equations: bool = False, module_kinds: Optional[Mapping[str, str]] = None):
         check_bmm_params(gram=gram, beta=beta, tv_norm=tv_norm, offdiag_scale=offdiag_scale)
         if dtype not in (torch.float32, torch.float64):
             raise MethodError(f"BMMSolver: dtype must be float32 or float64, got {dtype}")
         source = resolve_gram_source(gram, grams is not None)
         if source == "task_vector" and grams is not None:
             raise MethodError("bmm: gram='task_vector' does not use the given grams")
-        walk = WalkOptions(exclude=tuple(exclude), matrix_exclude=tuple(matrix_exclude), device=device)
+        walk = WalkOptions(exclude=tuple(exclude), matrix_exclude=tuple(matrix_exclude), device=device,
+                           module_kinds=module_kinds or {})
         data = source != "task_vector"
         view = ModelView(base, experts, walk, {"grams": grams if data else None})
         anchor_source = as_source(anchor, "anchor")
@@ -84,10 +87,16 @@ class BMMSolver:
             gram_keys = set(view.stats["grams"][0].keys())
             linear = [k for k in view.float_keys() if k in gram_keys]
         else:
-            linear = [k for k in view.float_keys() if is_linear_module(k, view.base.shape(k))
+            linear = [k for k in view.float_keys() if is_linear_module(k, view.base.shape(k), walk.module_kinds)
                       and not any(p.search(k) for p in matrix_exclude_re)]
             if not linear:
-                raise MethodError("bmm: no tensor of this model has a known linear-module name; give data Grams")
+                raise MethodError("bmm: no tensor of this model has a known linear-module name; name them with "
+                                  "module_kinds (WalkOptions), or give data Grams")
+            left = unrecognised_matrices(((k, view.base.shape(k)) for k in view.float_keys()
+                                          if not any(p.search(k) for p in matrix_exclude_re)), linear,
+                                         "the anchor's values")
+            if left:
+                warnings.warn(f"BMMSolver (data-free): {left}", NbmergeWarning, stacklevel=2)
         self.modules: dict[str, _Module] = {}
         for key in linear:
             self.modules[key] = self._factorise(view, key, anchor_state, keep_normal_equations)
@@ -99,7 +108,7 @@ class BMMSolver:
                 self.fixed[key] = (base_t, anchor_task_vector(anchor_state, key, base_t), view.base.dtype(key))
         self.copied = {key: view.base.get(key) for key in self.order
                        if key not in self.modules and key not in self.fixed}
-        known = module_groups(linear, by_depth)
+        known = module_groups(linear, by_depth, walk.module_kinds)
         self.groups = dict(groups) if groups is not None else {k: known.get(k, k) for k in linear}
         missing = [k for k in linear if k not in self.groups]
         if missing:
@@ -109,7 +118,8 @@ class BMMSolver:
     def from_method(cls, base: Source, experts: Sequence[Source], anchor: str = "task_arithmetic",
                     anchor_params=None, grams: Optional[Sequence[Source]] = None, **options) -> "BMMSolver":
         """Build the solver with the anchor merged by a registered method (its defaults unless ``anchor_params``)."""
-        walk = WalkOptions(exclude=tuple(options.get("exclude", ())), device=options.get("device", "cpu"))
+        walk = WalkOptions(exclude=tuple(options.get("exclude", ())), device=options.get("device", "cpu"),
+                           module_kinds=options.get("module_kinds") or {})
         anchor_state = run_anchor(base, experts, anchor, anchor_params, grams=grams, walk=walk)
         return cls(base, experts, anchor_state, grams, **options)
 
