@@ -149,7 +149,7 @@ def cmd_merge(args) -> int:
                                 max_shard_bytes=_size(recipe.max_shard_size) if recipe.max_shard_size else None,
                                 **options)
     elapsed = time.perf_counter() - start
-    print(f"merged {len(recipe.experts)} experts with {recipe.method} in {elapsed:.2f}s -> "
+    print(f"merged {len(recipe.experts)} expert{'s' if len(recipe.experts) != 1 else ''} with {recipe.method} in {elapsed:.2f}s -> "
           + ", ".join(str(p) for p in written))
     return 0
 
@@ -563,7 +563,8 @@ def cmd_report(args) -> int:
         for page, problems in bad_pages.items():
             print(f"nbmerge: {page}: " + "; ".join(problems), file=sys.stderr)
         if not bad_pages:
-            print(f"[report] browser check: {len(pages)} pages render offline (screenshots in {run_dir / 'screenshots'})")
+            print(f"[report] browser check: {len(pages)} page{'s' if len(pages) != 1 else ''} render"
+                  f"{'s' if len(pages) == 1 else ''} offline (screenshots in {run_dir / 'screenshots'})")
     return 1 if failed or bad_pages else 0
 
 
@@ -577,7 +578,8 @@ def _report_dry_run(options) -> int:
                                     options.profile)
     for notebook in notebooks:
         print(f"{notebook.stem}: {parameters[notebook.stem] or 'its defaults'}")
-    print(f"[report] dry run: the parameters of {len(notebooks)} notebooks check; nothing was run or written")
+    print(f"[report] dry run: the parameters of {len(notebooks)} notebook{'s' if len(notebooks) != 1 else ''} "
+          "check out; nothing was run or written")
     return 0
 
 
@@ -595,7 +597,16 @@ _show_warning = warnings.showwarning
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # argparse would print the top-level usage; say what is wrong with this command
+        loose = [v for v in getattr(args, "param", None) or [] if "=" not in v]
+        if loose:
+            print(f"nbmerge {args.command}: error: --param expects KEY=VALUE: write --param {loose[0]}={extra[0]} "
+                  f"(got --param {loose[0]} {extra[0]})", file=sys.stderr)
+        else:
+            print(f"nbmerge {args.command}: error: unrecognized arguments: {' '.join(extra)} (see nbmerge "
+                  f"{args.command} --help)", file=sys.stderr)
+        return 2
     warnings.showwarning = _one_line_warning
     try:
         try:

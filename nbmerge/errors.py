@@ -43,3 +43,21 @@ class RunInterrupted(NbmergeError):
 class CacheError(NbmergeError):
     """A file the zoo's cache derives (a suite's manifest.json, a store's journal.json, targets.json) is corrupt or
     unreadable; the message names the file and the command that rebuilds it."""
+
+
+def did_you_mean(name: str, choices) -> str:
+    """`` (did you mean 'ties'?)`` for a near-miss ``name`` among ``choices`` (case, a letter missing or extra, a
+    dropped separator), or ``""``."""
+    import difflib
+
+    choices = [str(c) for c in choices]
+    folded = {c.lower().replace("-", "_"): c for c in choices}
+    key = str(name).lower().replace("-", "_")
+    if key in folded and folded[key] != name:
+        return f" (did you mean {folded[key]!r}?)"
+    close = difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)
+    prefixed = [c for k, c in folded.items() if len(key) >= 3 and (k.startswith(key) or key.startswith(k))]
+    found = close[0] if close else None
+    if found is not None:
+        return f" (did you mean {folded[found]!r}?)"
+    return f" (did you mean {prefixed[0]!r}?)" if len(prefixed) == 1 else ""

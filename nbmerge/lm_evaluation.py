@@ -20,12 +20,23 @@ from .errors import NbmergeError
 PathLike = Union[str, os.PathLike]
 
 
+def _not_a_model_folder(folder: Path) -> str:
+    """Why ``folder`` cannot be loaded, and what to do: a merge output written from a base given as a file has the
+    weights and a model card but no config (the base's folder was not known)."""
+    if (folder / "model.safetensors").is_file() or (folder / "model.safetensors.index.json").is_file():
+        return (f"{folder} holds merged weights but no config.json: the merge's base was given as a .safetensors "
+                "file, so its config was not copied. Merge again with --base <the base's folder> (the one holding "
+                f"config.json and the tokenizer), or copy the base's config.json and tokenizer files into {folder}")
+    return (f"{folder} is not a Hugging Face model folder (no config.json): merge with --base <a Hugging Face "
+            "folder> --out DIR/ (a trailing slash) to write one")
+
+
 def _load(model: PathLike, device: str):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     folder = Path(model)
     if not (folder / "config.json").is_file():
-        raise NbmergeError(f"{folder} is not a Hugging Face model folder (no config.json): merge with --out DIR/")
+        raise NbmergeError(_not_a_model_folder(folder))
     try:
         tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
     except (OSError, ValueError) as exc:
@@ -72,6 +83,6 @@ def harness(model: PathLike, tasks: Sequence[str], device: str = "cpu", batch_si
                            "datasets must be in the local Hugging Face cache: nothing is downloaded)") from None
     folder = Path(model)
     if not (folder / "config.json").is_file():
-        raise NbmergeError(f"{folder} is not a Hugging Face model folder (no config.json): merge with --out DIR/")
+        raise NbmergeError(_not_a_model_folder(folder))
     return lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={folder},dtype=float32",
                                    tasks=list(tasks), device=device, batch_size=batch_size, limit=limit)

@@ -21,8 +21,11 @@ class _Silent:
 
 
 def progress_bar(total: int, desc: str, quiet: bool = False, initial: int = 0):
-    """A tqdm bar (stderr; gone when closed) unless ``quiet`` or tqdm is missing."""
-    if quiet:
+    """A tqdm bar (stderr; gone when closed) on a terminal; silent when ``quiet``, when stderr is not a terminal (a
+    log file, a pipe, a notebook's stream: a bar there is hundreds of KB of redrawn lines) or tqdm is missing."""
+    import sys
+
+    if quiet or not getattr(sys.stderr, "isatty", lambda: False)():
         return _Silent(total, initial)
     try:
         from tqdm import tqdm  # not tqdm.auto: in a notebook it warns about ipywidgets, which reports do not need

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .errors import MethodError
+from .errors import MethodError, did_you_mean
 
 RUN_OPTIONS = {"walk", "stream"}
 STATISTICS = ("grams", "fishers")
@@ -53,7 +53,8 @@ class Method:
         for name, value in params.items():
             if name not in self.params:
                 valid = ", ".join(sorted(self.params)) or "(none)"
-                raise MethodError(f"method {self.name!r} has no parameter {name!r}; valid parameters: {valid}")
+                raise MethodError(f"method {self.name!r} has no parameter {name!r}"
+                                  f"{did_you_mean(name, self.params)}; valid parameters: {valid}")
             out[name] = coerce(value, self.params[name].default, f"{self.name}.{name}")
         return out
 
@@ -63,7 +64,8 @@ class Method:
         for name, value in {"grams": grams, "fishers": fishers}.items():
             if name in self.needs:
                 if value is None:
-                    raise MethodError(f"method {self.name!r} needs {name}: give one {name} file per expert")
+                    raise MethodError(f"method {self.name!r} needs {name}: give one {name[:-1]} file per expert "
+                                      f"(--{name} on the command line, `{name}:` in a recipe, {name}=[...] in Python)")
                 kwargs[name] = value
             elif name in self.optional:
                 if value is not None:
@@ -141,7 +143,8 @@ def register(name: str, *, paper: str, help: dict[str, str], needs: tuple[str, .
 def get_method(name: str) -> Method:
     """The registered method ``name`` (import ``nbmerge.methods`` first: importing it registers every method)."""
     if name not in _REGISTRY:
-        raise MethodError(f"unknown method {name!r}; valid methods: {', '.join(sorted(_REGISTRY))}")
+        raise MethodError(f"unknown method {name!r}{did_you_mean(name, _REGISTRY)}; valid methods: "
+                          f"{', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[name]
 
 

@@ -401,3 +401,37 @@ def test_grams_are_matched_to_experts_by_their_recorded_task(tmp_path, capsys):
     plain = [str(tmp_path / "plain" / f"g_{t}.safetensors") for t in ("topic", "sentiment")]
     assert main(args + ["--grams", *plain, "--out", str(tmp_path / "plain.safetensors")]) == 0
     assert "paired with the experts by position" in capsys.readouterr().out
+
+
+def test_near_misses_get_a_suggestion_and_loose_params_a_clear_error(tmp_path, capsys):
+    from nbmerge.errors import did_you_mean
+    from nbmerge.progress import _Silent, progress_bar
+
+    args = ["merge", "--base", "b.safetensors", "--experts", "e.safetensors", "--out", str(tmp_path / "o.safetensors")]
+    for typo, meant in (("tie", "ties"), ("TIES", "ties"), ("tsvm", "tsv"), ("iso-cts", "iso_cts")):
+        assert main(args + ["--method", typo]) == 2
+        assert f"did you mean '{meant}'?" in capsys.readouterr().err
+    assert main(args + ["--method", "ties", "--param", "density", "0.2"]) == 2
+    assert "--param expects KEY=VALUE: write --param density=0.2" in capsys.readouterr().err
+    assert main(["report", "--dry-run", "-p", "val_exampels", "20"]) == 2
+    assert "did you mean 'val_examples'?" in capsys.readouterr().err
+    assert did_you_mean("xyz", ["ties", "tsv"]) == ""
+    assert main(args + ["--method", "fisher"]) == 2
+    assert "--fishers on the command line" in capsys.readouterr().err
+    assert isinstance(progress_bar(10, "x"), _Silent)     # stderr is not a terminal under pytest: no bar
+
+
+def test_one_expert_is_singular_and_a_configless_merge_folder_is_explained(tmp_path, capsys):
+    from nbmerge.lm_evaluation import _not_a_model_folder
+
+    base = {"fc1.weight": torch.zeros(2, 2)}
+    save_state_dict(base, tmp_path / "base.safetensors")
+    save_state_dict({"fc1.weight": torch.ones(2, 2)}, tmp_path / "e.safetensors")
+    assert main(["merge", "--method", "task_arithmetic", "--base", str(tmp_path / "base.safetensors"), "--experts",
+                 str(tmp_path / "e.safetensors"), "--out", str(tmp_path / "m.safetensors"), "--quiet"]) == 0
+    assert "merged 1 expert with task_arithmetic" in capsys.readouterr().out
+    (tmp_path / "folder").mkdir()
+    save_state_dict(base, tmp_path / "folder" / "model.safetensors")
+    said = _not_a_model_folder(tmp_path / "folder")
+    assert "no config.json" in said and "--base <the base's folder>" in said
+    assert "merge with --base <a Hugging Face folder>" in _not_a_model_folder(tmp_path)

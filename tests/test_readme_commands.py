@@ -291,10 +291,10 @@ PLAN: dict[str, Plan] = {
     "nbmerge merge --method regmean --base base.safetensors --experts e1.safetensors e2.safetensors --grams "
     "g1.safetensors g2.safetensors --out merged.safetensors": Plan("run", check=_check_merge),
     "nbmerge merge --config recipe.yaml": Plan("run", check=_check_recipe),
-    "nbmerge bmm-search --suite tiny8 --anchor ties --gram task_vector --strategy bayes --budget 20 --log "
+    "nbmerge bmm-search --suite text8 --anchor ties --gram task_vector --strategy bayes --budget 20 --log "
     "trials.jsonl --out tuned.safetensors": Plan(
-        "swap", "needs the built tiny8 zoo (minutes) and 20 trials: the fake pool, 4 trials",
-        swaps=(("--suite tiny8", f"--suite {POOL}"), ("--budget 20", "--budget 4")), check=_check_bmm),
+        "swap", _TEXT8 + "; 20 trials: 4 there",
+        swaps=(("--suite text8", f"--suite {POOL}"), ("--budget 20", "--budget 4")), check=_check_bmm),
     # -- the embedded zoos
     "nbmerge zoo build text8": Plan("parse", "builds the text8 zoo: 12 to 14 minutes on 2 cores"),
     "nbmerge zoo path text8": Plan("run", check=_check_zoo_path),
@@ -362,6 +362,9 @@ PLAN: dict[str, Plan] = {
 #: The python blocks, by their first line, and what each must leave behind.
 PYTHON_BLOCKS: dict[str, Plan] = {
     "import nbmerge": Plan("run", check=_file("iso_cts.safetensors")),
+    "from nbmerge.testing import openclip_vit_shapes, random_experts, random_model": Plan(
+        "run", check=lambda r, _s: all(f"{m} " in r.stdout and "moved the base by" in r.stdout
+                                       for m in ("task_arithmetic", "ties", "tsv", "iso_cts", "wudi", "bmm"))),
     "from nbmerge.pools.fake import write_fake_data, write_fake_pool": Plan(
         "run", check=_file("tmp-fake/ckpt/zeroshot.pt")),
 }

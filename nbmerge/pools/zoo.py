@@ -49,7 +49,7 @@ from typing import Callable, Optional
 import numpy as np
 import torch
 
-from ..errors import CacheError, CheckpointError, NbmergeError
+from ..errors import CacheError, CheckpointError, NbmergeError, did_you_mean
 from ..io import (
     _atomic_write,
     atomic_write_text,
@@ -460,7 +460,7 @@ def build_zoo(suite: str, cache=None, quiet: bool = False, log=print) -> Path:
         return suite_dir(suite, cache)
     SUITES = suites()  # noqa: N806
     if suite not in SUITES:
-        raise NbmergeError(f"unknown suite {suite!r}; valid suites: {', '.join(SUITES)}")
+        raise NbmergeError(f"unknown suite {suite!r}{did_you_mean(suite, SUITES)}; valid suites: {', '.join(SUITES)}")
     out = suite_dir(suite, cache)
     manifest_path = out / "manifest.json"
     previous = None

@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import NbmergeError, RunInterrupted
+from ..errors import NbmergeError, RunInterrupted, did_you_mean
 from ..io import atomic_write_text
 from ..params import fits, notebook_parameters
 from ..provenance import PROJECT_ROOT, git_sha
@@ -69,7 +69,8 @@ def discover(notebooks: Path, only: tuple[str, ...] = ()) -> list[Path]:
         names = {p.stem: p for p in found}
         missing = [n for n in only if n.removesuffix(".ipynb") not in names]
         if missing:
-            raise NbmergeError(f"--only: no notebook named {', '.join(missing)} in {notebooks}; "
+            raise NbmergeError(f"--only: no notebook named {', '.join(missing)}{did_you_mean(missing[0], names)} in "
+                               f"{notebooks}; "
                                f"available: {', '.join(names)}")
         found = [names[n.removesuffix(".ipynb")] for n in only]
     return found
@@ -118,7 +119,8 @@ def resolve_parameters(notebooks: list[Path], params_dir: Path, smoke: bool,
                     chosen[key], origin[key] = value, f"{file} (all)"
             for key, value in layer.get(name, {}).items():
                 if key not in defaults:
-                    raise NbmergeError(f"{file}: notebook {name!r} has no parameter {key!r}; "
+                    raise NbmergeError(f"{file}: notebook {name!r} has no parameter {key!r}"
+                                       f"{did_you_mean(key, defaults)}; "
                                        f"its parameters: {', '.join(defaults)}")
                 chosen[key], origin[key] = value, file
         for key, value in overrides.items():
@@ -133,7 +135,9 @@ def resolve_parameters(notebooks: list[Path], params_dir: Path, smoke: bool,
               if not p.name.startswith(".") and p.stem not in declared}
     unused = [k for k in overrides if not any(k in d for d in [*declared.values(), *folder.values()])]
     if unused:
-        raise NbmergeError(f"-p {', '.join(unused)}: no notebook has such a parameter")
+        known = {k for d in [*declared.values(), *folder.values()] for k in d}
+        raise NbmergeError(f"-p {', '.join(unused)}: no notebook has such a parameter"
+                           f"{did_you_mean(unused[0], known)}")
     # the values themselves (suites, methods, ranges...), on each notebook's defaults under every layer: a bad one
     # fails here, in one line, rather than inside the notebook minutes later
     check_values({name: {**declared[name], **resolved[name]} for name in declared}, origins)

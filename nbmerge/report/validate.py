@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ..errors import ParameterError
+from ..errors import ParameterError, did_you_mean
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def one_of(what: str, choices: Callable[[], list[str]]) -> Check:
     def check(value, _ctx):
         allowed = choices()
         if value not in allowed:
-            return f"unknown {what} {value!r}; allowed: {_listing(allowed)}"
+            return f"unknown {what} {value!r}{did_you_mean(value, allowed)}; allowed: {_listing(allowed)}"
         return None
     return check
 
@@ -181,7 +181,7 @@ def suite_name(value, ctx: Context) -> Optional[str]:
     if is_pool(value):
         return _pool_problem(value, ctx)
     imported = _imported_pools(ctx)
-    return (f"unknown suite {value!r}; allowed: {_listing(known)}"
+    return (f"unknown suite {value!r}{did_you_mean(value, known)}; allowed: {_listing(known)}"
             + (f", or an imported pool: {_listing(imported)}" if imported else "")
             + " (or a clip-/glue-/lm-<model>-<n> pool given checkpoints and data_root)")
 
