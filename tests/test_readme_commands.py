@@ -150,7 +150,7 @@ README_COMMANDS, README_YAML = readme_parts(README.read_text())
 #: Inline spans that name a command or a file in prose rather than print one to run.
 MENTIONS = {"make", "nbmerge", "nbmerge lm-eval", "python3", ".venv/bin/nbmerge", ".venv/bin/papermill", "nbmerge (.venv)",
             "nbmerge eval", "nbmerge stats", "nbmerge zoo build", "nbmerge zoo build|path|info", "nbmerge merge",
-            "nbmerge pool import"}
+            "nbmerge pool import", "nbmerge zoo build SUITE"}
 
 #: The README's yaml blocks, by their first line: the file each is (the command that reads it is in PLAN).
 YAML_FILES = {"method: ties": "recipe.yaml"}
@@ -345,6 +345,9 @@ PLAN: dict[str, Plan] = {
                                         "marked ray)"),
     "python -m bench.gpu --out reports/gpu_check": Plan("help", "needs a GPU; minutes"),
     "python -m bench.memory --out reports/memory": Plan("help", "merges 20 ViT-B/32-sized experts: minutes"),
+    "python -m nbmerge.report.lab notebooks/10_ace.ipynb --out lab.json": Plan(
+        "help", "runs a text8 notebook in JupyterLab: minutes with the default run's cache (test_report.py drives "
+        "it on a small notebook)"),
     "python -m bench.lowrank": Plan("help", "merges LoRA adapters over a Llama of 2 layers, both routes: minutes "
                                             "(tests/test_bench_lowrank.py runs it at toy widths)"),
     "make peer-fusionbench": Plan("make", "installs FusionBench into its own venv (1.8 GB, 40 min)"),

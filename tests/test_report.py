@@ -217,6 +217,26 @@ def test_math_renders_with_its_shipped_font_and_fails_without_it(tmp_path):
     assert any("did not load" in p and "STIXMathJax_Main-Regular" in p for p in problems), problems
 
 
+def test_run_all_in_jupyterlab_computes_what_the_report_published(runs, book):
+    """Run All in a real JupyterLab page (headless Chromium) on the notebook as shipped, compared with the report's
+    run at the same parameters: the same claims, outcomes and numbers; a changed number is caught."""
+    from nbmerge.report.lab import compare, run_all
+
+    out, _, _, _ = runs
+    lab = run_all(book / "good.ipynb", timeout=300, log=lambda *_: None)
+    assert lab.ok and lab.errors == [] and lab.executed == lab.cells and lab.metrics is not None
+    (book / "parameters" / "default.yaml").write_text("all:\n  smoke: false\n")   # the notebook's own defaults
+    code = main(["report", "--notebooks", str(book), "--out", str(out / "plain"), "--only", "good"])
+    assert code == 0
+    published = json.loads(next((out / "plain" / "runs").glob("*/good/metrics.json")).read_text())
+    assert compare(published, lab.metrics) == []
+    changed = json.loads(json.dumps(lab.metrics))
+    changed["claims"][0]["interval"] = [1.4, 2.5]
+    changed["claims"][1]["outcome"] = "held"
+    assert compare(published, changed) == ["X1: interval published [1.5, 2.5], lab [1.4, 2.5]",
+                                           "X2: outcome published 'not tested', lab 'held'"]
+
+
 def test_browser_check_sees_network_requests(tmp_path):
     """The no-network assertion can fail: a page that loads a remote script is caught."""
     page = tmp_path / "remote.html"

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -126,7 +127,13 @@ class _Pipe:
 def visit(path: str | os.PathLike, screenshot: Optional[str | os.PathLike] = None, width: int = 1280,
           height: int = 900, timeout: float = 60.0) -> PageVisit:
     """Load a local HTML file, let its scripts (MathJax) finish, and return what happened."""
-    url = Path(path).resolve().as_uri()
+    with chromium_pipe(width, height) as pipe:
+        return _drive(pipe, Path(path).resolve().as_uri(), screenshot, timeout)
+
+
+@contextmanager
+def chromium_pipe(width: int = 1280, height: int = 900):
+    """A headless Chromium with a fresh profile, driven over the DevTools pipe; closed on exit."""
     chromium = find_chromium()
     to_browser_r, to_browser_w = os.pipe()
     from_browser_r, from_browser_w = os.pipe()
@@ -145,7 +152,7 @@ def visit(path: str | os.PathLike, screenshot: Optional[str | os.PathLike] = Non
         os.close(from_browser_w)
         pipe = _Pipe(proc, to_browser_w, from_browser_r)
         try:
-            return _drive(pipe, url, screenshot, timeout)
+            yield pipe
         finally:
             try:
                 pipe.send("Browser.close", timeout=5)
@@ -160,7 +167,8 @@ def visit(path: str | os.PathLike, screenshot: Optional[str | os.PathLike] = Non
             os.close(from_browser_r)
 
 
-def _drive(pipe: _Pipe, url: str, screenshot, timeout: float) -> PageVisit:
+def open_page(pipe: _Pipe, url: str, timeout: float = 60.0) -> str:
+    """A new tab at ``url``, loaded; its DevTools session id (network, page and runtime events on)."""
     target = pipe.send("Target.createTarget", {"url": "about:blank"})["targetId"]
     session = pipe.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
     pipe.send("Network.enable", session=session)
@@ -170,6 +178,21 @@ def _drive(pipe: _Pipe, url: str, screenshot, timeout: float) -> PageVisit:
     deadline = time.monotonic() + timeout
     while not any(e.get("method") == "Page.loadEventFired" and e.get("sessionId") == session for e in pipe.events):
         pipe.events.extend(pipe._read(deadline))
+    return session
+
+
+def evaluate(pipe: _Pipe, session: str, expression: str, timeout: float = 60.0, await_promise: bool = False):
+    """The value of a JavaScript expression in the page (JSON-serialisable results only)."""
+    answer = pipe.send("Runtime.evaluate", {"expression": expression, "awaitPromise": await_promise,
+                                            "returnByValue": True}, session=session, timeout=timeout)
+    if "exceptionDetails" in answer:
+        raise NbmergeError(f"Chromium: {expression[:60]!r} failed: {answer['exceptionDetails'].get('text', '')} "
+                           f"{answer['exceptionDetails'].get('exception', {}).get('description', '')}")
+    return answer["result"].get("value")
+
+
+def _drive(pipe: _Pipe, url: str, screenshot, timeout: float) -> PageVisit:
+    session = open_page(pipe, url, timeout)
     math = pipe.send("Runtime.evaluate", {"expression": _MATH_DONE, "awaitPromise": True, "returnByValue": True},
                      session=session, timeout=timeout)["result"].get("value", "")
     facts = json.loads(pipe.send("Runtime.evaluate", {"expression": _PAGE_FACTS, "returnByValue": True},
