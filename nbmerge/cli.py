@@ -22,11 +22,22 @@ def _size(text: str) -> int:
             size = int(float(clean[:-1]) * units[clean[-1]])
         else:
             size = int(clean)
-    except ValueError:
+    except (ValueError, OverflowError):  # OverflowError: infG, 1e400
         raise NbmergeError(f"--max-shard-size: expected a size such as 500M or 2G, got {text!r}") from None
     if size <= 0:
         raise NbmergeError(f"--max-shard-size must be positive, got {text!r}")
     return size
+
+
+def _seed(text: str) -> int:
+    """A seed: an integer in 0 .. 2⁶³ − 1 (what torch's generators take)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"a seed is an integer in 0 .. 2**63 - 1, got {text}")
+    return value
 
 
 def _statistics(method) -> str:
@@ -115,6 +126,14 @@ def cmd_merge(args) -> int:
     from .walker import WalkOptions
 
     recipe = _recipe_from_args(args)
+    if args.config:  # the recipe is an input too: never the output, nor inside a folder the output replaces
+        from .io import check_not_an_input
+
+        check_not_an_input(recipe.out, [args.config], what="the output")
+        real_out, real_config = os.path.realpath(recipe.out), os.path.realpath(args.config)
+        if real_config == real_out or real_config.startswith(real_out.rstrip(os.sep) + os.sep):
+            raise NbmergeError(f"the output {recipe.out} would overwrite the recipe {args.config}: choose another "
+                               "output path")
     from .pairing import check_pairing
 
     for flag, stats in (("--grams", recipe.grams), ("--fishers", recipe.fishers)):
@@ -381,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--grams", nargs="+", help="per-expert input Grams (XᵀX per linear weight key)")
     p.add_argument("--fishers", nargs="+", help="per-expert diagonal Fisher files (same keys as the model)")
     p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N]")
-    p.add_argument("--seed", type=int, default=None, help="seed of every random step (DARE's drop masks)")
+    p.add_argument("--seed", type=_seed, default=None, help="seed of every random step (DARE's drop masks)")
     p.add_argument("--matrix-rule", choices=["ndim2", "linear_only"], default=None,
                    help="which tensors take the matrix path (default: the method's reference rule)")
     p.add_argument("--qkv", choices=["as_is", "split", "fused"], default="as_is",
@@ -476,7 +495,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", required=True, help="checkpoint whose linear layers' inputs are recorded")
     p.add_argument("--n", type=int, default=256, help="calibration examples per task (training split)")
     p.add_argument("--out", required=True, help="folder for one Gram file per task")
-    p.add_argument("--seed", type=int, default=0, help="seed of the calibration sample")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the calibration sample")
     p.add_argument("--cache", default=None, help=CACHE_HELP)
     p.set_defaults(func=cmd_stats)
 
@@ -495,7 +514,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "over one shared log10 ρ (and the scale); shared: BO of one log10 ρ shared by every group")
     p.add_argument("--budget", type=int, default=None, help="trials (default 20; grid: its size)")
     p.add_argument("--grid-size", type=int, default=15, help="grid values per dimension (15 × 15 = 225)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the search")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the search")
     p.add_argument("--by-depth", type=int, default=0, help="split each module group into N depth bins")
     p.add_argument("--no-scale", action="store_true", help="fix the assembly scale at 1")
     p.add_argument("--log", default=None, help="JSON-lines trial log; rerun with it to resume")
@@ -547,6 +566,8 @@ def cmd_report(args) -> int:
                       out=Path(args.out) if args.out else defaults.out, smoke=args.smoke, profile=args.profile, publish=args.publish,
                       only=tuple(args.only),
                       overrides={key: parse_value(value) for key, value in args.parameter})
+    if options.out.exists() and not options.out.is_dir():
+        raise NbmergeError(f"--out {options.out} is a file: the reports go into a folder (index.html, runs/ ...)")
     if args.dry_run:
         return _report_dry_run(options)
     run = run_reports(options)

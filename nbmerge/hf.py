@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
@@ -22,7 +23,7 @@ import torch
 
 from .adapters import is_adapter
 from .errors import CheckpointError
-from .io import write_tensors
+from .io import check_not_an_input, write_tensors
 
 #: the default largest shard of a folder output (as ``--max-shard-size 5G``)
 DEFAULT_MAX_SHARD_BYTES = 5 * 2**30
@@ -68,6 +69,8 @@ def check_output_folder(out: Union[str, os.PathLike], inputs: Iterable[object]) 
     if folder.exists() and not folder.is_dir():
         raise CheckpointError(f"--out {out}: {folder} is a file; a trailing slash asks for a Hugging Face folder")
     real = os.path.realpath(folder)
+    inputs = list(inputs)
+    check_not_an_input(folder / WEIGHTS, inputs)  # not inside an input's checkpoint folder either
     for item in inputs:
         if isinstance(item, (str, os.PathLike)):
             path = os.path.realpath(item)
@@ -76,7 +79,28 @@ def check_output_folder(out: Union[str, os.PathLike], inputs: Iterable[object]) 
     if folder.is_dir() and any(folder.iterdir()) and not is_nbmerge_output(folder):
         raise CheckpointError(f"--out {out}: the folder exists and is not an earlier nbmerge output (no nbmerge "
                               f"model card): choose another folder, or empty it")
+    foreign = foreign_entries(folder) if folder.is_dir() else []
+    if foreign:  # replacing the folder would delete them
+        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+        raise CheckpointError(f"--out {out}: the earlier nbmerge output there also holds files nbmerge did not write "
+                              f"({shown}); replacing it would delete them: move them out, or choose another folder")
     return folder
+
+
+_SHARD = re.compile(r"^model-\d{5}-of-\d{5}\.safetensors$")
+
+
+def foreign_entries(folder: Path, depth: int = 0) -> list[str]:
+    """What in an nbmerge output folder nbmerge did not write: anything but the weights (shards and index), the
+    model card and the files copied from the base; a classifier merge's per-task folders hold the same files."""
+    ours = {WEIGHTS, f"{WEIGHTS}.index.json", CARD, *COPIED}
+    foreign = []
+    for entry in sorted(folder.iterdir()):
+        if entry.is_dir() and not entry.is_symlink() and depth == 0:
+            foreign += [f"{entry.name}/{name}" for name in foreign_entries(entry, depth + 1)]
+        elif not (entry.is_file() and (entry.name in ours or _SHARD.match(entry.name))):
+            foreign.append(entry.name + ("/" if entry.is_dir() else ""))
+    return foreign
 
 
 def _copy_base_files(source: Optional[Path], target: Path, out_dtype: Optional[torch.dtype]) -> list[str]:

@@ -418,14 +418,20 @@ def check_not_an_input(out: Union[str, os.PathLike], inputs: Iterable[object], w
     out = Path(out)
     footprint = [out, output_index(out), *output_shards(out)]
     footprint = {os.path.realpath(p) for p in footprint if p.exists()}
+    real_out = os.path.realpath(out)
     for item in inputs:
         if not isinstance(item, (str, os.PathLike)):
             continue
         source = Path(item)
-        if source.is_dir() and os.path.realpath(source) == os.path.realpath(out.parent if out.parent != Path("")
-                                                                               else Path(".")):
-            raise CheckpointError(f"{what} {out} is inside {source}, which is read as a checkpoint folder: "
-                                  "writing there would change that input")
+        # a checkpoint folder is read as a whole: nothing may be written anywhere inside it, and a file given from a
+        # model folder (config.json, an index or an adapter config beside it) protects that folder too
+        folder = source if source.is_dir() else source.parent if _is_model_folder(source.parent) else None
+        if folder is not None and real_out.startswith(os.path.realpath(folder) + os.sep):
+            raise CheckpointError(f"{what} {out} is inside {folder}, which is read as a checkpoint folder "
+                                  f"({'the input' if folder == source else f'the folder of the input {source}'}): "
+                                  "writing there would change that input; choose a path outside it")
+        if source.is_file() and not _is_checkpoint_file(source) and os.path.realpath(source) in footprint:
+            raise CheckpointError(f"{what} {out} would overwrite the input {source}: choose another output path")
         try:
             index = _index_of(source)
             files = _resolve_files(source) + ([index] if index else [])
@@ -434,6 +440,17 @@ def check_not_an_input(out: Union[str, os.PathLike], inputs: Iterable[object], w
         for file in files:
             if os.path.realpath(file) in footprint:
                 raise CheckpointError(f"{what} {out} would overwrite the input {file}: choose another output path")
+
+
+def _is_model_folder(folder: Path) -> bool:
+    """A folder that is one checkpoint (a Hugging Face model, a sharded checkpoint or an adapter), not a folder
+    that merely holds checkpoint files side by side."""
+    return any((folder / name).is_file() for name in ("config.json", "adapter_config.json")) or \
+        any(folder.glob("*.safetensors.index.json"))
+
+
+def _is_checkpoint_file(path: Path) -> bool:
+    return path.suffix in (".safetensors", ".pt", ".pth", ".bin")
 
 
 def write_tensors(items: Iterable[tuple[str, torch.Tensor]], path: Union[str, os.PathLike],

@@ -41,7 +41,16 @@ def _load(model: PathLike, device: str):
         tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
     except (OSError, ValueError) as exc:
         raise NbmergeError(f"no tokenizer in {folder} ({str(exc).splitlines()[0]})") from None
+    if not any(folder.glob("*.safetensors")) and not (folder / "model.safetensors.index.json").is_file():
+        found = sorted(p.name for p in folder.glob("*.bin"))
+        raise NbmergeError(f"{folder} has no .safetensors weights" + (f" (only {', '.join(found)}: pickled weights, "
+                           "which nbmerge does not load; convert them to safetensors)" if found else ""))
     lm = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, dtype=torch.float32).to(device).eval()
+    bad = [name for name, value in lm.state_dict().items() if value.is_floating_point()
+           and not bool(torch.isfinite(value).all())]
+    if bad:  # a perplexity of such a model is NaN or meaningless: say which weights, exit non-zero
+        raise NbmergeError(f"{folder}: {len(bad)} weight tensor(s) hold NaN or Inf (first: {bad[0]}); a merge that "
+                           "overflowed? nbmerge refuses to write those, so check where this folder came from")
     return lm, tokenizer
 
 
@@ -54,8 +63,16 @@ def perplexity(model: PathLike, text: PathLike, max_length: int = 512, stride: i
     path = Path(text)
     if not path.is_file():
         raise NbmergeError(f"text file {path} does not exist")
+    try:
+        text_value = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise NbmergeError(f"text file {path} is not UTF-8 (byte {exc.start}): convert it, e.g. with iconv") from None
     lm, tokenizer = _load(model, device)
-    ids = torch.tensor(tokenizer(path.read_text(encoding="utf-8"), add_special_tokens=False)["input_ids"])
+    positions = getattr(lm.config, "max_position_embeddings", None) or getattr(lm.config, "n_positions", None)
+    if positions and max_length > positions:
+        raise NbmergeError(f"--max-length {max_length} is above the model's {positions} positions: give at most "
+                           f"{positions}")
+    ids = torch.tensor(tokenizer(text_value, add_special_tokens=False)["input_ids"])
     if len(ids) < 2:
         raise NbmergeError(f"{path}: fewer than two tokens")
     total, counted, windows, previous_end = 0.0, 0, 0, 0

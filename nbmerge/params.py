@@ -30,8 +30,10 @@ def parse_pairs(items: Iterable[str], what: str, error: type[NbmergeError] = Nbm
 
 def fits(value: Any, declared: Any) -> bool:
     """Whether ``value`` may stand where ``declared`` (an example value of the declared kind) is expected."""
-    if declared is None or value is None:
+    if declared is None:
         return True
+    if value is None:  # null stands for "not given" where a default is text, a number or a list; a switch is on or off
+        return not isinstance(declared, bool)
     if isinstance(declared, bool) or isinstance(value, bool):
         return isinstance(declared, bool) and isinstance(value, bool)
     if isinstance(declared, float):
@@ -84,12 +86,35 @@ def notebook_parameters(path: Path) -> dict[str, Any]:
     cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
     if len(cells) != 1:
         raise NbmergeError(f"{path.name}: needs exactly one cell tagged `parameters`, found {len(cells)}")
-    namespace: dict[str, Any] = {}
+    return literal_assignments(cells[0].source, f"{path.name}: the parameters cell")
+
+
+def literal_assignments(source: str, where: str) -> dict[str, Any]:
+    """``name = <literal>`` lines (annotations allowed) read without running anything: a notebook's parameters cell
+    is checked by ``nbmerge report --dry-run`` inside nbmerge's own process, where code must never run."""
+    import ast
+
     try:
-        exec(compile(cells[0].source, f"{path.name}:parameters", "exec"), {}, namespace)  # literals only
-    except Exception as err:
-        raise NbmergeError(f"{path.name}: the parameters cell must hold literal assignments only ({err})") from None
-    return {k: v for k, v in namespace.items() if not k.startswith("_")}
+        tree = ast.parse(source, filename=where)
+    except SyntaxError as err:
+        raise NbmergeError(f"{where} is not valid Python ({err.msg}, line {err.lineno})") from None
+    values: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # a docstring
+        target, value = None, None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            target, value = node.targets[0].id, node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            target, value = node.target.id, node.value
+        if target is None:
+            raise NbmergeError(f"{where} must hold literal assignments only (line {node.lineno} is not one)")
+        try:
+            values[target] = ast.literal_eval(value)
+        except ValueError:
+            raise NbmergeError(f"{where} must hold literal assignments only ({target!r} on line {node.lineno} is "
+                               "computed)") from None
+    return {k: v for k, v in values.items() if not k.startswith("_")}
 
 
 def notebook_config(cls, notebook: str | Path, **overrides):

@@ -22,6 +22,7 @@ Unknown keys and values of the wrong type are errors that name the key; nothing 
 from __future__ import annotations
 
 import os
+import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,11 +61,17 @@ class Recipe:
     max_shard_size: Optional[str] = None
 
 
+def _shown(value, limit: int = 120) -> str:
+    """A value for an error message, cut to ``limit`` characters (a recipe value may be arbitrarily large)."""
+    text = reprlib.Repr(maxstring=limit, maxother=limit, maxlist=6, maxdict=6, maxlevel=3).repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _expect(where: str, value, kinds, what: str):
     if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
-        raise RecipeError(f"{where}: expected {what}, got {value!r}")
+        raise RecipeError(f"{where}: expected {what}, got {_shown(value)}")
     if not isinstance(value, kinds):
-        raise RecipeError(f"{where}: expected {what}, got {value!r}")
+        raise RecipeError(f"{where}: expected {what}, got {_shown(value)}")
     return value
 
 
@@ -87,7 +94,7 @@ def parse_recipe(data: Any, name: str = "recipe", folder: Union[str, os.PathLike
                           f"{type(data).__name__}")
     unknown = sorted(set(data) - TOP_KEYS)
     if unknown:
-        raise RecipeError(f"{name}: unknown key {unknown[0]!r}; valid keys: {', '.join(sorted(TOP_KEYS))}")
+        raise RecipeError(f"{name}: unknown key {_shown(unknown[0])}; valid keys: {', '.join(sorted(TOP_KEYS))}")
     for key in ("method", "base", "experts"):
         if key not in data:
             raise RecipeError(f"{name}: the key {key!r} is required")
@@ -102,13 +109,13 @@ def parse_recipe(data: Any, name: str = "recipe", folder: Union[str, os.PathLike
         if isinstance(item, Mapping):
             bad = sorted(set(item) - EXPERT_KEYS)
             if bad:
-                raise RecipeError(f"{where}: unknown key {bad[0]!r}; valid keys: path, weight")
+                raise RecipeError(f"{where}: unknown key {_shown(bad[0])}; valid keys: path, weight")
             if "path" not in item:
                 raise RecipeError(f"{where}: the key 'path' is required")
             experts.append(_path(f"{where}.path", item["path"], folder))
             weight = float(_expect(f"{where}.weight", item.get("weight", 1.0), (int, float), "a number"))
             if weight != weight or weight in (float("inf"), float("-inf")):
-                raise RecipeError(f"{where}.weight: expected a finite number, got {weight!r}")
+                raise RecipeError(f"{where}.weight: expected a finite number, got {_shown(weight)}")
             weights.append(weight)
         else:
             experts.append(_path(where, item, folder))
@@ -121,7 +128,7 @@ def parse_recipe(data: Any, name: str = "recipe", folder: Union[str, os.PathLike
     walk = dict(_expect(f"{name}: walk", data.get("walk", {}) or {}, Mapping, "a mapping of walk options"))
     bad = sorted(set(walk) - WALK_KEYS)
     if bad:
-        raise RecipeError(f"{name}: walk: unknown key {bad[0]!r}; valid keys: {', '.join(sorted(WALK_KEYS))}")
+        raise RecipeError(f"{name}: walk: unknown key {_shown(bad[0])}; valid keys: {', '.join(sorted(WALK_KEYS))}")
     for key in ("exclude", "matrix_exclude"):
         if key in walk:
             walk[key] = [_expect(f"{name}: walk.{key}[{i}]", v, str, "a regular expression")
@@ -138,10 +145,10 @@ def parse_recipe(data: Any, name: str = "recipe", folder: Union[str, os.PathLike
             raise RecipeError(f"{name}: walk.{exc}") from None
     dtype = data.get("dtype")
     if dtype is not None and dtype not in DTYPES:
-        raise RecipeError(f"{name}: dtype: expected one of {', '.join(DTYPES)}, got {dtype!r}")
+        raise RecipeError(f"{name}: dtype: expected one of {', '.join(DTYPES)}, got {_shown(dtype)}")
     seed = data.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise RecipeError(f"{name}: seed: expected an integer >= 0, got {seed!r}")
+        raise RecipeError(f"{name}: seed: expected an integer >= 0, got {_shown(seed)}")
     stats = {}
     for key in ("grams", "fishers"):
         if data.get(key) is not None:
@@ -159,13 +166,31 @@ def parse_recipe(data: Any, name: str = "recipe", folder: Union[str, os.PathLike
                   stats.get("grams"), stats.get("fishers"), walk, dtype, seed, out, shard)
 
 
+MAX_RECIPE_BYTES = 1 << 20
+
+
 def load_recipe(path: Union[str, os.PathLike]) -> Recipe:
     """Read and check a YAML recipe file."""
     import yaml
 
+    class NoAliases(yaml.SafeLoader):
+        """YAML without anchors' aliases: a recipe never needs them, and nested ones expand exponentially (a few
+        hundred bytes become gigabytes)."""
+
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise RecipeError(f"{path}: line {event.start_mark.line + 1}: YAML aliases (*{event.anchor}) are not "
+                                  "allowed in a recipe: write the value out")
+            return super().compose_node(parent, index)
+
     path = Path(path)
+    if path.is_file() and path.stat().st_size > MAX_RECIPE_BYTES:
+        raise RecipeError(f"{path}: {path.stat().st_size:,} bytes is not a recipe (at most {MAX_RECIPE_BYTES:,})")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=NoAliases)  # noqa: S506 - a SafeLoader
+    except UnicodeDecodeError:
+        raise RecipeError(f"{path}: not UTF-8 text (a recipe is a YAML file)") from None
     except OSError as exc:
         raise RecipeError(f"{path}: cannot read the recipe ({exc.strerror})") from None
     except yaml.YAMLError as exc:

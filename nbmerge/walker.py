@@ -161,6 +161,9 @@ class ModelView:
         excluded = _compile(walk.exclude, "exclude")
         self.excluded = {k for k in self.base.keys() if any(p.search(k) for p in excluded)}
         self.keys = [k for k in self.base.keys() if k not in self.excluded]
+        if excluded and not self.keys:  # the "merge" would be the base, unchanged
+            raise MethodError(f"exclude {list(walk.exclude)} matches every tensor of the base: nothing would be "
+                              "merged (the output would be the base); exclude only the keys to keep at the base")
         self._check_experts()
         self.stats = {name: self._check_stats(name, files) for name, files in stats.items() if files is not None}
         for key in walk.module_params:

@@ -176,6 +176,30 @@ def test_perplexity_scores_every_token_once_with_a_window_of_context(tmp_path):
     assert strided["tokens"] == 39 and strided["windows"] > 1 and strided["nll"] != pytest.approx(nll, rel=1e-6)
     with pytest.raises(NbmergeError, match="stride must be in 1..max_length"):
         perplexity(folder, text, max_length=8, stride=9)
+    bad_text = tmp_path / "latin1.txt"
+    bad_text.write_bytes("caf\xe9 au lait".encode("latin-1"))
+    with pytest.raises(NbmergeError, match="not UTF-8"):
+        perplexity(folder, bad_text)
+    with pytest.raises(NbmergeError, match="above the model's"):
+        perplexity(folder, text, max_length=10**6, stride=8)
+    pickled = tmp_path / "bin_only"
+    pickled.mkdir()
+    for item in folder.iterdir():
+        if item.suffix != ".safetensors":
+            (pickled / item.name).write_bytes(item.read_bytes())
+    (pickled / "pytorch_model.bin").write_bytes(b"not read")
+    with pytest.raises(NbmergeError, match="only pytorch_model.bin"):
+        perplexity(pickled, text)
+    # a model with a NaN weight: refused, naming it (it used to print a perplexity of nan and exit 0)
+    from nbmerge.io import load_state_dict, save_state_dict
+
+    weights = next(folder.glob("*.safetensors"))
+    state = load_state_dict(weights)
+    first = sorted(k for k, v in state.items() if v.is_floating_point())[0]
+    state[first].view(-1)[0] = float("nan")
+    save_state_dict(state, weights)
+    with pytest.raises(NbmergeError, match="hold NaN or Inf"):
+        perplexity(folder, text, max_length=64, stride=64)
 
 
 def test_lm_eval_without_the_harness_says_what_to_install(tmp_path, monkeypatch, capsys):

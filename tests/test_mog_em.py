@@ -91,3 +91,20 @@ def test_missing_or_bad_precisions_are_refused():
     precisions[1][key][0] = float("nan")
     with pytest.raises(NbmergeError, match="NaN|finite"):
         nbmerge.merge("mog_em", base, experts, {"components": 2}, fishers=precisions)
+
+
+@pytest.mark.parametrize("params", [{"scale": 1e308}, {"temperature": 1e-320}])
+def test_a_non_finite_mixture_merge_is_refused_like_every_other_method(params):
+    """mog_em used to skip the finiteness check the walker makes: scale=1e308 or temperature=1e-320 wrote thousands
+    of non-finite values with exit 0."""
+    base, experts, precisions = _pool()
+    with pytest.raises(NbmergeError, match="is not finite"):
+        nbmerge.merge("mog_em", base, experts, {"components": 2, **params}, fishers=precisions)
+
+
+def test_an_fp16_base_that_overflows_is_refused():
+    base, experts, precisions = _pool()
+    half = {k: v.half() for k, v in base.items()}
+    with pytest.raises(NbmergeError, match="is not finite in float16"):
+        nbmerge.merge("mog_em", half, [{k: v.half() for k, v in e.items()} for e in experts], {"components": 2,
+                      "scale": 1e6}, fishers=precisions)

@@ -80,3 +80,27 @@ def test_a_recipe_and_merge_flags_do_not_mix(folder, capsys):
     assert "no output" in capsys.readouterr().err
     assert main(["merge", "--base", "b.safetensors"]) == 2
     assert "merge needs --method, --experts, --out" in capsys.readouterr().err
+
+
+def test_yaml_aliases_are_refused_and_errors_stay_short(tmp_path):
+    """A 532-byte recipe of nested aliases used to grow past 1.5 GB (and its error message ~20 GB)."""
+    import time
+
+    from nbmerge.errors import NbmergeError
+    from nbmerge.recipe import load_recipe
+
+    bomb = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    bomb += [f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 9) + "]" for i in range(8)]
+    recipe = tmp_path / "bomb.yaml"
+    recipe.write_text("\n".join(bomb) + "\nmethod: *i\n")
+    start = time.perf_counter()
+    with pytest.raises(NbmergeError, match="YAML aliases"):
+        load_recipe(recipe)
+    assert time.perf_counter() - start < 5
+    recipe.write_text("method: ties\nbase: b.safetensors\nexperts: [e.safetensors]\nseed: [" + "1, " * 100_000 + "1]\n")
+    with pytest.raises(NbmergeError) as caught:
+        load_recipe(recipe)
+    assert len(str(caught.value)) < 400 and "seed" in str(caught.value)
+    recipe.write_bytes(b"method: \xff\xfe\n")
+    with pytest.raises(NbmergeError, match="not UTF-8"):
+        load_recipe(recipe)

@@ -132,12 +132,99 @@ def test_out_equal_to_an_input_is_refused(files, tmp_path, capsys, which):
     assert digests(files["in"]) == before
 
 
+@pytest.mark.parametrize("how", ["out in the recipe", "--out the recipe"])
+def test_a_recipe_is_never_its_own_output(files, tmp_path, capsys, how):
+    """`out: r.yaml` inside r.yaml, or `--config r.yaml --out r.yaml`, used to replace the recipe with weights."""
+    recipe = tmp_path / "r.yaml"
+    experts = ", ".join(files["expert_paths"])
+    text = f"method: ties\nbase: {files['base_path']}\nexperts: [{experts}]\n"
+    if how == "out in the recipe":
+        recipe.write_text(text + f"out: {recipe}\n")
+        assert main(["merge", "--config", str(recipe)]) == 2
+    else:
+        recipe.write_text(text)
+        assert main(["merge", "--config", str(recipe), "--out", str(recipe)]) == 2
+    one_line_error(capsys, "would overwrite", str(recipe))
+    assert recipe.read_text().startswith("method: ties")
+
+
+def test_the_folder_of_a_base_given_as_a_file_is_protected(files, tmp_path, capsys):
+    """`--base llama/model.safetensors --out llama/config.json` used to overwrite the base's config (the folder was
+    not recognised as an input); `--out llama/merged.safetensors` broke the folder (two shards of one model)."""
+    folder = tmp_path / "llama"
+    save_state_dict(files["base"], folder / "model.safetensors")
+    (folder / "config.json").write_text('{"model_type": "llama"}')
+    before = digests(folder)
+    for out in (folder / "config.json", folder / "merged.safetensors", folder / "sub" / "m.safetensors"):
+        assert run_merge(files, "--method", "ties", base=str(folder / "model.safetensors"), out=str(out)) == 2
+        one_line_error(capsys, "read as a checkpoint folder", "the folder of the input")
+    assert run_merge(files, "--method", "ties", base=str(folder / "model.safetensors"),
+                     out=str(folder / "merged") + "/") == 2
+    one_line_error(capsys, "read as a checkpoint folder")
+    assert digests(folder) == before
+    # files side by side in a folder that is not one checkpoint: writing beside them is fine (the README's examples)
+    assert run_merge(files, "--method", "ties", out=str(files["in"] / "merged.safetensors")) == 0
+
+
+def test_a_gram_file_is_never_the_output(files, tmp_path, capsys):
+    grams = tmp_path / "g.safetensors"
+    save_state_dict({FC: torch.eye(files["base"][FC].shape[1])}, grams)
+    before = grams.read_bytes()
+    assert run_merge(files, "--method", "regmean", "--grams", str(grams), str(grams), str(grams), out=str(grams)) == 2
+    one_line_error(capsys, "would overwrite the input")
+    assert grams.read_bytes() == before
+
+
+def test_replacing_an_earlier_output_folder_keeps_the_users_files(files, tmp_path, capsys):
+    """Replacing an earlier nbmerge output folder used to delete the notes and results a user had added to it."""
+    out = tmp_path / "merged"
+    assert run_merge(files, "--method", "ties", out=str(out) + "/") == 0
+    (out / "notes.txt").write_text("mine")
+    (out / "eval").mkdir()
+    (out / "eval" / "results.json").write_text("{}")
+    capsys.readouterr()
+    assert run_merge(files, "--method", "task_arithmetic", out=str(out) + "/") == 2
+    one_line_error(capsys, "files nbmerge did not write", "eval/results.json", "notes.txt")
+    assert (out / "notes.txt").read_text() == "mine" and (out / "eval" / "results.json").exists()
+    (out / "notes.txt").unlink()
+    shutil.rmtree(out / "eval")
+    assert run_merge(files, "--method", "task_arithmetic", out=str(out) + "/") == 0   # only ours: replaced
+
+
 def test_out_an_existing_folder_is_an_error_not_a_traceback(files, capsys):
     """`--out` an existing directory used to end in an IsADirectoryError traceback."""
     files["out_dir"].mkdir()
     assert run_merge(files, "--method", "ties", out=str(files["out_dir"])) == 2
     one_line_error(capsys, "is a folder")
     assert nothing_in(files["out_dir"])
+
+
+def test_an_exclude_that_matches_everything_is_an_error(files, capsys):
+    """`--exclude '.*'` used to write the base unchanged, with exit 0 and no word."""
+    assert run_merge(files, "--method", "ties", "--exclude", ".*") == 2
+    one_line_error(capsys, "matches every tensor")
+    assert nothing_in(files["out_dir"])
+
+
+def test_an_infinite_shard_size_is_an_error(files, capsys):
+    assert run_merge(files, "--method", "ties", "--max-shard-size", "infG") == 2
+    one_line_error(capsys, "expected a size")
+    assert nothing_in(files["out_dir"])
+
+
+@pytest.mark.parametrize("seed", ["1180591620717411303424", "-1"])
+def test_a_seed_out_of_range_is_refused_like_stats_does(files, capsys, seed):
+    """`merge --seed 1180591620717411303424` ended in a traceback and `--seed -1` was accepted."""
+    with pytest.raises(SystemExit) as exc:
+        run_merge(files, "--method", "dare", "--seed", seed)
+    assert exc.value.code == 2 and "a seed is an integer in 0 .. 2**63 - 1" in capsys.readouterr().err
+    assert nothing_in(files["out_dir"])
+
+
+def test_report_out_an_existing_file_is_an_error(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    assert main(["report", "--dry-run", "--out", str(tmp_path / "file")]) == 2
+    one_line_error(capsys, "is a file")
 
 
 # -- numbers and dtypes ------------------------------------------------------------------------------------------
@@ -554,7 +641,8 @@ def test_parameter_values_are_checked_before_any_notebook_runs(tmp_path, monkeyp
     write_notebook(book / "study.ipynb",
                    'suite = "text8"\nsuites = ["text8"]\nmethods = ["task_arithmetic", "ties"]\n'
                    'anchor = "task_arithmetic"\nstrategy = "bayes"\nbudget = 3\nn_initial = 2\nval_examples = 0\n'
-                   'device = "cpu"\nseed = 0\ncache = ""\ncheckpoints = ""\ndata_root = ""',
+                   'device = "cpu"\nseed = 0\ncache = ""\ncheckpoints = ""\ndata_root = ""\nworkers = 1\n'
+                   'ray_address = ""\nsmoke = False',
                    "raise SystemExit('never executed')")
     out = tmp_path / "reports"
 
@@ -581,6 +669,14 @@ def test_parameter_values_are_checked_before_any_notebook_runs(tmp_path, monkeyp
     assert "'n_initial'" in line and "budget (3)" in line
     line = refused("val_examples", "-5")
     assert "'val_examples'" in line and ">= 0" in line
+    # the validation gaps a probe found: workers 0 or negative, an address that cannot be reached, a cache folder
+    # that cannot be written, a switch given null
+    for value in ("0", "-4"):
+        assert "'workers'" in refused("workers", value)
+    assert "does not resolve" in refused("ray_address", "nowhere.invalid:1")
+    assert "not HOST:PORT" in refused("ray_address", "nowhere")
+    assert "cannot be created or written" in refused("cache", "/proc/1/nope")
+    assert "'smoke'" in refused("smoke", "null")
     assert not (out / "runs").exists()  # no run folder either
 
     # a clip-... pool: refused until it is imported into the notebook's cache, then valid

@@ -101,9 +101,27 @@ def test_parameter_errors_are_clear(book):
         notebook_parameters(book / "noparams.ipynb")
 
 
+def test_a_parameters_cell_is_read_without_running_it(tmp_path):
+    """`nbmerge report --dry-run` used to exec each notebook's parameters cell inside the nbmerge process."""
+    marker = tmp_path / "ran"
+    for source in (f"x = 1\nopen({str(marker)!r}, 'w').close()", f"x = __import__('os').system('touch {marker}')",
+                   "import os\nx = 1"):
+        write_notebook(tmp_path / "nb.ipynb", [("parameters", source), ("code", "x")])
+        with pytest.raises(NbmergeError, match="literal assignments only"):
+            notebook_parameters(tmp_path / "nb.ipynb")
+    assert not marker.exists()
+    write_notebook(tmp_path / "nb.ipynb", [("parameters", '"""doc"""\na: int = -1\nb = [0.5, "x"]  # why\nc = None')])
+    assert notebook_parameters(tmp_path / "nb.ipynb") == {"a": -1, "b": [0.5, "x"], "c": None}
+
+
 def test_cli_values_read_as_yaml():
     assert parse_value("3") == 3 and parse_value("0.5") == 0.5 and parse_value("true") is True
     assert parse_value("[tsv, ties]") == ["tsv", "ties"] and parse_value("tiny8") == "tiny8"
+    # papermill writes parameters as Python source: only plain values (a !!binary payload used to reach the kernel)
+    for tagged in ("!!binary aW1wb3J0IG9z", "2026-12-05", "!!set {a: null}", "[1, !!binary aW1w]"):
+        with pytest.raises(NbmergeError, match="parameters are text, numbers"):
+            parse_value(tagged)
+    assert parse_value("'2026-12-05'") == "2026-12-05"
 
 
 def test_the_default_profile_is_each_notebooks_own_parameters_cell():
@@ -235,6 +253,28 @@ def test_run_all_in_jupyterlab_computes_what_the_report_published(runs, book):
     changed["claims"][1]["outcome"] = "held"
     assert compare(published, changed) == ["X1: interval published [1.5, 2.5], lab [1.4, 2.5]",
                                            "X2: outcome published 'not tested', lab 'held'"]
+
+
+def test_two_reports_starting_into_one_fresh_folder_both_get_mathjax(tmp_path):
+    """Two first runs into one fresh --out used to collide on one staging folder (FileExistsError)."""
+    import threading
+
+    from nbmerge.report.html import install_mathjax
+
+    errors, threads = [], []
+    for _ in range(3):
+        def copy():
+            try:
+                install_mathjax(tmp_path / "_static")
+            except Exception as exc:  # noqa: BLE001 - collected for the assertion
+                errors.append(exc)
+        threads.append(threading.Thread(target=copy))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and (tmp_path / "_static" / "mathjax" / ".complete").exists()
+    assert sorted(p.name for p in (tmp_path / "_static").iterdir()) == ["mathjax"]   # no staging left behind
 
 
 def test_browser_check_sees_network_requests(tmp_path):

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import torch
 
-from ..errors import MethodError
+from ..errors import MethodError, NumericalError
 from ..registry import register
 from ..solvers.pareto import check_alphas, mog_merge
-from ..walker import ModelView, WalkOptions
+from ..walker import ModelView, WalkOptions, all_finite
 
 
 def parse_alphas(alphas: str, tasks: int) -> torch.Tensor:
@@ -83,4 +83,10 @@ def mog_em(base, experts, *, fishers, alphas: str = "", components: int = 1, ite
             out[key] = (base_tensor + scale * tau).to(original.dtype)
         else:
             out[key] = original.clone()
+            continue
+        if view.walk.check_finite and not all_finite(out[key]):  # the same check every walker method makes
+            bad = int((~torch.isfinite(out[key])).sum())
+            raise NumericalError(f"merged tensor {key!r} is not finite in {str(original.dtype).replace('torch.', '')} "
+                                 f"({bad} of {original.numel()} values; temperature {temperature:g}, scale {scale:g}); "
+                                 "nothing was written")
     return iter(out.items()) if stream else out

@@ -95,6 +95,14 @@ def _reconstructor(cls, base, state):
     return cls.__new__(cls)
 
 
+def _small_bytearray(*args: Any) -> bytearray:
+    # bytearray(n) allocates n bytes: a 100-byte pickle asking for 50 GiB is refused, not allocated
+    if args and isinstance(args[0], int):
+        raise CheckpointError(f"the pickle asks for an empty bytearray of {args[0]:,} bytes; no model checkpoint "
+                              "does that: refusing to load a file that may be malicious")
+    return bytearray(*args)
+
+
 _ALLOWED: dict[tuple[str, str], Any] = {
     ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
     ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
@@ -108,12 +116,19 @@ _ALLOWED: dict[tuple[str, str], Any] = {
     ("copyreg", "_reconstructor"): _reconstructor,
     ("_codecs", "encode"): codecs.encode,  # how protocol 2 spells a bytes literal
     **{(module, name): value for module in ("builtins", "__builtin__")
-       for name, value in (("set", set), ("frozenset", frozenset), ("bytearray", bytearray), ("complex", complex),
-                           ("slice", slice))},
+       for name, value in (("set", set), ("frozenset", frozenset), ("bytearray", _small_bytearray),
+                           ("complex", complex), ("slice", slice))},
 }
 # dtypes (``torch.float32``), layouts and memory formats: read from vars() so torch's lazy __getattr__ never runs.
 _TORCH_CONSTANTS = {name: value for name, value in vars(torch).items()
                     if isinstance(value, (torch.dtype, torch.layout, torch.memory_format))}
+# Classes a model pickle may name besides the allowlist above become inert stubs (they record their arguments and
+# state; nothing is imported or called), but only from the libraries whose modules such pickles hold: torch's
+# nn.Module classes, open_clip / OpenAI CLIP / timm / transformers models, and the task_vectors / FusionBench
+# wrappers (``src.modeling.ImageEncoder``); numpy only for its array and scalar constructors. Anything else is refused.
+_STUB_ROOTS = frozenset({"torch", "torchvision", "open_clip", "clip", "timm", "transformers", "src", "modeling",
+                         "fusion_bench", "task_vectors", "collections", "__main__"})
+_STUB_NUMPY = frozenset({"numpy", "numpy.core.multiarray", "numpy._core.multiarray", "numpy.dtypes"})
 # Whatever a checkpoint pickle names from these is an attack, not a model: refuse with a clear error.
 _REFUSED_ROOTS = frozenset({
     "os", "posix", "nt", "sys", "subprocess", "shutil", "importlib", "runpy", "socket", "pty", "ctypes", "pickle",
@@ -144,6 +159,10 @@ class _RestrictedUnpickler(pickle.Unpickler):
                                                          and name in _REFUSED_BUILTINS):
             raise CheckpointError(f"the pickle calls {module}.{name}, which no model checkpoint needs; "
                                   "refusing to load a file that may be malicious")
+        if module.split(".")[0] not in _STUB_ROOTS and module not in _STUB_NUMPY:
+            raise CheckpointError(f"the pickle names {module}.{name}, which is not part of a model library nbmerge "
+                                  "reads (torch, open_clip, CLIP, timm, transformers, task_vectors/FusionBench "
+                                  "wrappers); refusing to load a file that may be malicious")
         if key not in self._stubs:
             self._stubs[key] = type(str(name), (_Stub,), {"qualname": f"{module}.{name}", "__module__": __name__})
         return self._stubs[key]

@@ -11,6 +11,7 @@ import html
 import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -48,12 +49,22 @@ def install_mathjax(static_dir: Path) -> Path:
     marker = target / ".complete"
     if marker.exists():
         return target
-    staging = static_dir / ".mathjax.partial"
-    shutil.rmtree(staging, ignore_errors=True)
-    shutil.copytree(source, staging)
-    (staging / ".complete").write_text("copied from jupyter-server-mathjax\n")
-    shutil.rmtree(target, ignore_errors=True)
-    os.replace(staging, target)
+    # a private staging folder: two reports starting into one fresh --out both copy, and the first rename wins
+    static_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".mathjax.", suffix=".partial", dir=static_dir))
+    try:
+        shutil.copytree(source, staging, dirs_exist_ok=True)
+        (staging / ".complete").write_text("copied from jupyter-server-mathjax\n")
+        if marker.exists():  # another run finished its copy meanwhile
+            return target
+        shutil.rmtree(target, ignore_errors=True)  # an incomplete copy (no marker) from an interrupted run
+        try:
+            os.replace(staging, target)
+        except OSError:
+            if not marker.exists():
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return target
 
 

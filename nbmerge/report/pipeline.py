@@ -54,11 +54,27 @@ class Options:
 
 
 def parse_value(text: str) -> Any:
-    """``-p`` values are read as YAML scalars/lists: 3 → int, 0.5 → float, true → bool, [a, b] → list."""
+    """``-p`` values are read as YAML scalars/lists: 3 → int, 0.5 → float, true → bool, [a, b] → list. Only plain
+    values (text, numbers, booleans, null, lists and mappings of them) are parameters: a tagged value (``!!binary``,
+    a timestamp, a set) is refused, since papermill writes parameters into the notebook as Python source."""
     try:
-        return yaml.safe_load(text)
+        value = yaml.safe_load(text)
     except yaml.YAMLError:
         return text
+    if not _plain(value):
+        raise NbmergeError(f"-p value {text[:60]!r} is a {type(value).__name__}; parameters are text, numbers, "
+                           "booleans, null, or lists and mappings of them (quote it to pass it as text)")
+    return value
+
+
+def _plain(value: Any) -> bool:
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return True
+    if isinstance(value, list):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return False
 
 
 def discover(notebooks: Path, only: tuple[str, ...] = ()) -> list[Path]:

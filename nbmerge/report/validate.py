@@ -14,6 +14,7 @@ ends with the allowed values.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -246,6 +247,35 @@ def existing_path_or_empty(value, _ctx) -> Optional[str]:
     return None
 
 
+def writable_folder_or_empty(value, _ctx) -> Optional[str]:
+    """A folder nbmerge can create or write into (its closest existing ancestor is a writable folder)."""
+    if not value:
+        return None
+    path = Path(str(value)).expanduser()
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        return f"{value!r} cannot be created or written ({probe} is {'not a folder' if not probe.is_dir() else 'not writable'})"
+    return None
+
+
+def ray_address(value, _ctx) -> Optional[str]:
+    """Empty (a local cluster), ``auto``, or HOST:PORT whose host resolves."""
+    if value in ("", "auto", "local"):
+        return None
+    import socket
+
+    host, sep, port = str(value).removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        return f"{value!r} is not HOST:PORT (empty: start a local Ray cluster; auto: the running one)"
+    try:
+        socket.getaddrinfo(host, int(port))
+    except OSError:
+        return f"{value!r}: the host {host!r} does not resolve"
+    return None
+
+
 def _constant(module: str, name: str) -> Callable[[], list[str]]:
     def get():
         import importlib
@@ -282,6 +312,8 @@ RULES: dict[str, Check] = {
     "pareto_tasks": list_of(task_of_suite, non_empty=False, distinct=True, sizes=(0, 2)),
     "device": device_name,
     "checkpoints": existing_path_or_empty,
+    "cache": writable_folder_or_empty,
+    "ray_address": ray_address,
     "data_root": existing_path_or_empty,
     # seeds
     "seed": seed_value,
@@ -292,7 +324,7 @@ RULES: dict[str, Check] = {
         "budget", "search_seeds", "repeats", "grid_size", "gram_examples", "wudi_steps", "wudi_iters", "samples",
         "components", "pareto_components", "pareto_divisions", "em_iterations", "sg_examples", "bootstrap",
         "multitask_divisions_2", "multitask_divisions_3", "front_divisions_2", "front_divisions_3",
-        "timing_repeats", "bench_trials")},
+        "timing_repeats", "bench_trials", "workers", "grid_repeats", "timing_trials", "ablation_seeds")},
     **{name: count(0) for name in (
         "val_examples", "depth_bins", "ivon_steps", "pareto_ivon_steps", "multitask_steps", "timing_divisions_2",
         "timing_divisions_3")},
