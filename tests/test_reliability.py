@@ -520,6 +520,40 @@ def test_corrupt_journal_is_named_and_healed_from_the_artifacts_that_verify(cach
     assert load_zoo("micro", cache).tasks == ["digits", "hebrew", "devanagari"]
 
 
+def test_two_builds_of_one_suite_take_turns(tmp_path):
+    """Two `zoo build`s of one suite at once used to both train every expert and lose a session-log row: the
+    second now waits for the first (and then finds the zoo built)."""
+    import threading
+
+    order, said = [], []
+    lock = tmp_path / ".micro.lock"
+    first_in = threading.Event()
+    release = threading.Event()
+
+    def first():
+        with build._build_lock(lock, "micro", said.append):
+            order.append("first in")
+            first_in.set()
+            release.wait(10)
+            order.append("first out")
+
+    def second():
+        first_in.wait(10)
+        with build._build_lock(lock, "micro", said.append):
+            order.append("second in")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    first_in.wait(10)
+    time.sleep(0.3)
+    release.set()
+    for thread in threads:
+        thread.join(10)
+    assert order == ["first in", "first out", "second in"]
+    assert said == ["another build of micro is running on this cache; waiting for it to finish"]
+
+
 def test_link_and_builds_leave_no_temporaries(cache, tmp_path, monkeypatch):
     """Relinking a suite file that already is the store's file (every rebuild) left `.X.link.tmp` behind;
     now no temporary survives `_link`, a successful build, or a failed one (and stale ones are removed)."""
@@ -698,6 +732,31 @@ def test_parameter_values_are_checked_before_any_notebook_runs(tmp_path, monkeyp
     real = pipeline.discover(REPO / "notebooks")
     for smoke, profile in ((False, "default"), (True, "default"), (False, "paper")):
         pipeline.resolve_parameters(real, REPO / "notebooks" / "parameters", smoke, {}, profile)
+
+
+def test_a_killed_runs_leftovers_are_cleaned_by_the_next_run(tmp_path, monkeypatch):
+    """After `kill -9` of a report, its kernelspec and socket folders stayed in TMPDIR and its run stayed
+    "running" forever: the next run removes the folders and marks the run interrupted."""
+    import socket
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    for name in (f"nbmerge-kernel-{dead.pid}-abc", f"nbmerge-ipc-{dead.pid}-def", f"nbmerge-ipc-{os.getpid()}-live"):
+        (tmp_path / "tmp" / name).mkdir()
+    runs = tmp_path / "runs"
+    (runs / "old").mkdir(parents=True)
+    (runs / "old" / "run.json").write_text(json.dumps({"id": "old", "status": "running", "pid": dead.pid,
+                                                       "host": socket.gethostname(), "reports": []}))
+    said = []
+    pipeline._close_orphaned_runs(runs, said.append)
+    pipeline._sweep_temporaries(said.append)
+    assert json.loads((runs / "old" / "run.json").read_text())["status"] == "interrupted"
+    assert sorted(p.name for p in (tmp_path / "tmp").iterdir()) == [f"nbmerge-ipc-{os.getpid()}-live"]
+    assert len(said) == 3
 
 
 # ------------------------------------------------------------------------------------------ stopped by a signal

@@ -35,6 +35,7 @@ its seconds per stage, the artifacts it built and how it ended (``completed``, `
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -461,6 +462,30 @@ def build_zoo(suite: str, cache=None, quiet: bool = False, log=print) -> Path:
     SUITES = suites()  # noqa: N806
     if suite not in SUITES:
         raise NbmergeError(f"unknown suite {suite!r}{did_you_mean(suite, SUITES)}; valid suites: {', '.join(SUITES)}")
+    with _build_lock(cache_root(cache) / "zoo" / f".{suite}.lock", suite, log):
+        return _build_locked(suite, SUITES, cache, quiet, log)
+
+
+@contextlib.contextmanager
+def _build_lock(path: Path, suite: str, log):
+    """One build of a suite at a time on a cache (two would both train every expert and race on its session log):
+    a second one waits for the first, then finds its zoo built."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log(f"another build of {suite} is running on this cache; waiting for it to finish")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _build_locked(suite: str, SUITES, cache, quiet: bool, log) -> Path:  # noqa: N803
     out = suite_dir(suite, cache)
     manifest_path = out / "manifest.json"
     previous = None

@@ -16,8 +16,10 @@ import contextlib
 import json
 import logging
 import os
+import re
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 import threading
@@ -172,7 +174,7 @@ def _check_type(notebook: str, key: str, value: Any, default: Any) -> None:
 def _project_kernel():
     """A kernelspec for this interpreter, first on JUPYTER_PATH, so notebooks run in the project's environment
     even where a user-level ``python3`` kernelspec points elsewhere."""
-    with tempfile.TemporaryDirectory(prefix="nbmerge-kernel-") as root:
+    with tempfile.TemporaryDirectory(prefix=f"nbmerge-kernel-{os.getpid()}-") as root:
         spec = Path(root) / "kernels" / KERNEL_NAME
         spec.mkdir(parents=True)
         (spec / "kernel.json").write_text(json.dumps({
@@ -316,7 +318,7 @@ def _execute(notebook: Path, executed: Path, parameters: dict[str, Any], kernel:
     started: list = []
     stopping = threading.Event()
 
-    ipc = tempfile.mkdtemp(prefix="nbmerge-ipc-")
+    ipc = tempfile.mkdtemp(prefix=f"nbmerge-ipc-{os.getpid()}-")
 
     class Manager(AsyncKernelManager):
         # The kernel talks to us over Unix sockets in a private folder, not over localhost TCP (which every kernel
@@ -399,6 +401,46 @@ def run_one(notebook: Path, parameters: dict[str, Any], run_dir: Path, mathjax: 
         except Exception as err:  # noqa: BLE001
             row.update(status="failed", error=row.get("error", "") + f"\nrendering failed: {err}")
     return row
+
+
+def _alive(pid) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, ValueError, TypeError, OverflowError):
+        return True  # someone else's process, or no pid recorded: not ours to judge
+    return True
+
+
+def _close_orphaned_runs(runs_root: Path, log=print) -> None:
+    """A run whose process was killed (kill -9, a power cut) stays "running" in its run.json: a later run on the
+    same machine marks it interrupted, since its process is gone."""
+    for run_json in runs_root.glob("*/run.json"):
+        try:
+            run = json.loads(run_json.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        if run.get("status") == "running" and run.get("host") == socket.gethostname() and "pid" in run \
+                and not _alive(run["pid"]):
+            run.update(status="interrupted", interrupted=f"its process ({run['pid']}) ended without closing the "
+                                                         "run (killed?); found by a later run")
+            atomic_write_text(run_json, json.dumps(run, indent=2, default=str))
+            log(f"[report] run {run.get('id')}: its process is gone; marked interrupted")
+
+
+_TEMPORARY = re.compile(r"^nbmerge-(?:kernel|ipc)-(?P<pid>\d+)-")
+
+
+def _sweep_temporaries(log=print) -> None:
+    """Remove the kernelspec and socket folders that runs killed with kill -9 left in TMPDIR (named by their
+    process id, which is gone)."""
+    root = Path(tempfile.gettempdir())
+    for entry in root.iterdir():
+        match = _TEMPORARY.match(entry.name)
+        if match and entry.is_dir() and not _alive(match["pid"]):
+            shutil.rmtree(entry, ignore_errors=True)
+            log(f"[report] removed {entry}, left by a run whose process is gone")
 
 
 def _finished_runs(runs_root: Path, exclude: str) -> list[dict]:
@@ -530,8 +572,11 @@ def _run_reports(options: Options, state: dict[str, Any]) -> dict:
     while run_dir.exists():  # two runs in one second: never reuse a folder
         suffix += 1
         run_dir = runs_root / f"{run_id}-{suffix}"
+    _close_orphaned_runs(runs_root, log)
+    _sweep_temporaries(log)
     run = {"id": run_dir.name, "mode": mode, "git_sha": sha, "claims_schema": CLAIMS_SCHEMA,
-           "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "status": "running", "reports": []}
+           "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "status": "running", "reports": [],
+           "pid": os.getpid(), "host": socket.gethostname()}
     run_dir.mkdir()
     state.update(run=run, run_dir=run_dir, stage="creating the run folder")
     _write_run(run_dir, run)
