@@ -67,6 +67,20 @@ def read_config(folder: Path) -> dict:
         value = config.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
             raise CheckpointError(f"{folder / CONFIG}: {key} must be a positive number, got {value!r}")
+    for key in ("alpha_pattern", "rank_pattern"):  # PEFT's per-module overrides: regex → positive number
+        patterns = config.get(key) or {}
+        if not isinstance(patterns, dict):
+            raise CheckpointError(f"{folder / CONFIG}: {key} must map module patterns to numbers, got "
+                                  f"{type(patterns).__name__}")
+        for pattern, value in patterns.items():
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise CheckpointError(f"{folder / CONFIG}: {key}: {pattern!r} is not a regular expression "
+                                      f"({exc})") from None
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise CheckpointError(f"{folder / CONFIG}: {key}[{pattern!r}] must be a positive number, got "
+                                      f"{value!r}")
     return config
 
 
@@ -159,6 +173,19 @@ class AdapterExpert:
                 raise CheckpointError(f"{self.name}: {keys['lora_A']!r} {list(a_shape)} and {keys['lora_B']!r} "
                                       f"{list(b_shape)} are not LoRA factors of one rank (only Linear, Conv1D and "
                                       "Embedding layers are supported)")
+            rank = a_shape[0]
+            said = _pattern_value(self.config.get("rank_pattern"), module, self.config["r"])
+            if rank == 0 or rank != said:  # the scaling α/r would be computed with the wrong r
+                raise CheckpointError(f"{self.name}: module {module!r} has LoRA factors of rank {rank}, but "
+                                      f"{CONFIG} says r = {said}" + (" (rank_pattern)" if said != self.config["r"]
+                                                                      else "") + ": the adapter does not match "
+                                      "its configuration")
+            for factor in (keys["lora_A"], keys["lora_B"]):
+                stored = self._handle.get_slice(factor).get_dtype()
+                if stored not in _FLOATS:
+                    raise CheckpointError(f"{self.name}: {factor!r} is stored as {stored} (quantised factors): "
+                                          "nbmerge merges real-valued LoRA factors only; dequantise the adapter "
+                                          "first")
             transpose = self._transposed(embedding, target, (b_shape[0], a_shape[1]))
             shape = (a_shape[1], b_shape[0]) if transpose else (b_shape[0], a_shape[1])
             self._check_shape(keys["lora_A"], target, shape, what="B·A")

@@ -173,6 +173,7 @@ class ModelView:
     # checks ---------------------------------------------------------------------------------------------
     def _check_experts(self) -> None:
         base_keys = set(self.base.keys())
+        lower: dict[str, tuple] = {}  # expert → its first tensor stored at lower precision than the base's
         for expert in self.experts:
             keys = set(expert.keys())
             missing = [k for k in self.keys if k not in keys]
@@ -193,6 +194,14 @@ class ModelView:
                     raise CheckpointError(f"{expert.name}: {key!r} is stored as {_dtype_name(expert_dtype)}, the "
                                           f"base's as {_dtype_name(base_dtype)} (a quantised or foreign checkpoint?"
                                           " nbmerge merges floating-point tensors of matching models)")
+                if base_dtype.is_floating_point and torch.finfo(expert_dtype).eps > torch.finfo(base_dtype).eps \
+                        and expert.name not in lower:
+                    lower[expert.name] = (key, expert_dtype, base_dtype)
+        for name, (key, expert_dtype, base_dtype) in lower.items():
+            warnings.warn(f"{name} is stored at lower precision than the base ({key!r}: {_dtype_name(expert_dtype)} "
+                          f"against {_dtype_name(base_dtype)}): its task vector carries "
+                          f"{_dtype_name(expert_dtype)}'s rounding of the weights, which can be as large as a small "
+                          "fine-tuning update", NbmergeWarning, stacklevel=4)
         files = [_files_of(e) for e in self.experts]
         for i, first in enumerate(files):
             for j in range(i + 1, len(files)):

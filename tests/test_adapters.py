@@ -172,12 +172,29 @@ def test_an_adapter_of_another_width_names_the_key_and_both_shapes(llama64, tmp_
     ({"peft_type": "PROMPT_TUNING"}, "PEFT type 'PROMPT_TUNING' is not supported"),
     ({"use_dora": True}, "DoRA"),
     ({"r": 0}, "r must be a positive number"),
+    ({"r": 8}, "factors of rank 4, but adapter_config.json says r = 8"),          # used to merge with neither scaling
+    ({"rank_pattern": {"q_proj": 2}}, "says r = 2 \\(rank_pattern\\)"),
+    ({"alpha_pattern": {"q_proj": -16}}, r"alpha_pattern\['q_proj'\] must be a positive number"),
+    ({"alpha_pattern": {"q_proj": "16"}}, "must be a positive number, got '16'"),
+    ({"alpha_pattern": {"q_proj(": 16}}, "is not a regular expression"),
 ])
 def test_unsupported_adapter_configurations(llama64, tmp_path, changes, words):
     base, state, adapters, dense = llama64
     folder, _ = write_lora(tmp_path / "a", state, LLAMA_TARGETS)
     _config(folder, **changes)
     with pytest.raises(CheckpointError, match=words):
+        nbmerge.merge("ties", base, [folder])
+
+
+def test_quantised_factors_are_refused(llama64, tmp_path):
+    """int8 LoRA factors used to be merged as if their integers were real values."""
+    base, state, adapters, dense = llama64
+    folder, _ = write_lora(tmp_path / "a", state, ["q_proj"])
+    tensors = load_state_dict(folder / "adapter_model.safetensors")
+    key = next(k for k in tensors if k.endswith("lora_A.weight"))
+    tensors[key] = (tensors[key] * 100).to(torch.int8)
+    save_state_dict(tensors, folder / "adapter_model.safetensors")
+    with pytest.raises(CheckpointError, match="stored as I8 \\(quantised factors\\)"):
         nbmerge.merge("ties", base, [folder])
 
 

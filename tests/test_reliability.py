@@ -229,6 +229,15 @@ def test_report_out_an_existing_file_is_an_error(tmp_path, capsys):
 
 # -- numbers and dtypes ------------------------------------------------------------------------------------------
 
+def test_experts_stored_at_lower_precision_than_the_base_are_warned_about(files, tmp_path, capsys):
+    low = tmp_path / "low.safetensors"
+    save_state_dict({k: v.to(torch.bfloat16) if v.is_floating_point() else v for k, v in files["experts"][0].items()},
+                    low)
+    assert run_merge(files, "--method", "task_arithmetic", experts=[str(low), *files["expert_paths"][1:]]) == 0
+    err = capsys.readouterr().err
+    assert err.count("lower precision than the base") == 1 and "bfloat16 against float32" in err
+
+
 def test_integer_tensors_that_differ_are_named_in_a_warning(files, tmp_path, capsys):
     """An expert's int/bool tensor that differs from the base's used to be dropped silently (the base's kept)."""
     base = dict(files["base"], **{"visual.counter": torch.tensor([1, 2, 3])})
