@@ -443,10 +443,11 @@ def check_not_an_input(out: Union[str, os.PathLike], inputs: Iterable[object], w
 
 
 def _is_model_folder(folder: Path) -> bool:
-    """A folder that is one checkpoint (a Hugging Face model, a sharded checkpoint or an adapter), not a folder
-    that merely holds checkpoint files side by side."""
-    return any((folder / name).is_file() for name in ("config.json", "adapter_config.json")) or \
-        any(folder.glob("*.safetensors.index.json"))
+    """A folder that is one checkpoint (a Hugging Face model or its weights by their Hugging Face names, a sharded
+    checkpoint, an adapter), not a folder that merely holds checkpoint files side by side: writing another
+    ``.safetensors`` there would make it a second shard of that model."""
+    return any((folder / name).is_file() for name in ("config.json", "adapter_config.json", "model.safetensors")) \
+        or any(folder.glob("*.safetensors.index.json")) or any(folder.glob("model-*-of-*.safetensors"))
 
 
 def _is_checkpoint_file(path: Path) -> bool:

@@ -162,6 +162,12 @@ def test_the_folder_of_a_base_given_as_a_file_is_protected(files, tmp_path, caps
                      out=str(folder / "merged") + "/") == 2
     one_line_error(capsys, "read as a checkpoint folder")
     assert digests(folder) == before
+    bare = tmp_path / "bare"   # weights by their Hugging Face name, no config: still one model's folder
+    save_state_dict(files["base"], bare / "model.safetensors")
+    assert run_merge(files, "--method", "ties", base=str(bare / "model.safetensors"),
+                     out=str(bare / "merged.safetensors")) == 2
+    one_line_error(capsys, "read as a checkpoint folder")
+    assert [p.name for p in bare.iterdir()] == ["model.safetensors"]
     # files side by side in a folder that is not one checkpoint: writing beside them is fine (the README's examples)
     assert run_merge(files, "--method", "ties", out=str(files["in"] / "merged.safetensors")) == 0
 
