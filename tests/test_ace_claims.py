@@ -77,7 +77,7 @@ def test_ace_recipes_are_canonical_so_other_notebooks_share_them():
 
 def test_config_is_built_from_the_notebook_and_checked():
     config = notebook_config(ace.AceConfig, NOTEBOOKS / "10_ace.ipynb")
-    assert config.suite == "text8" and config.suites == ("text8",) and config.val_examples == 100
+    assert config.suite == "text8" and config.suites == ("text8",) and config.val_examples == 50
     assert config.eps == 1e-5 and config.scale_grid == protocol.SCALE_GRID
     assert config.seeds == (0, 1, 2) and config.ablation_seeds == 1 and config.timing_repeats >= 5
     assert not hasattr(config, "ablation_grid")   # one α grid for every model of the notebook

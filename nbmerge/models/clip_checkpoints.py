@@ -125,10 +125,13 @@ _TORCH_CONSTANTS = {name: value for name, value in vars(torch).items()
 # Classes a model pickle may name besides the allowlist above become inert stubs (they record their arguments and
 # state; nothing is imported or called), but only from the libraries whose modules such pickles hold: torch's
 # nn.Module classes, open_clip / OpenAI CLIP / timm / transformers models, and the task_vectors / FusionBench
-# wrappers (``src.modeling.ImageEncoder``); numpy only for its array and scalar constructors. Anything else is refused.
+# wrappers (``src.modeling.ImageEncoder``), builtins (but the refused ones below: a model's attribute may hold one,
+# e.g. print); numpy only for its array and scalar constructors; functools.partial.
+# Anything else is refused.
 _STUB_ROOTS = frozenset({"torch", "torchvision", "open_clip", "clip", "timm", "transformers", "src", "modeling",
-                         "fusion_bench", "task_vectors", "collections", "__main__"})
+                         "fusion_bench", "task_vectors", "collections", "__main__", "builtins", "__builtin__"})
 _STUB_NUMPY = frozenset({"numpy", "numpy.core.multiarray", "numpy._core.multiarray", "numpy.dtypes"})
+_STUB_NAMES = frozenset({("functools", "partial")})  # open_clip's norm_layer=partial(LayerNorm, ...)
 # Whatever a checkpoint pickle names from these is an attack, not a model: refuse with a clear error.
 _REFUSED_ROOTS = frozenset({
     "os", "posix", "nt", "sys", "subprocess", "shutil", "importlib", "runpy", "socket", "pty", "ctypes", "pickle",
@@ -159,7 +162,7 @@ class _RestrictedUnpickler(pickle.Unpickler):
                                                          and name in _REFUSED_BUILTINS):
             raise CheckpointError(f"the pickle calls {module}.{name}, which no model checkpoint needs; "
                                   "refusing to load a file that may be malicious")
-        if module.split(".")[0] not in _STUB_ROOTS and module not in _STUB_NUMPY:
+        if module.split(".")[0] not in _STUB_ROOTS and module not in _STUB_NUMPY and key not in _STUB_NAMES:
             raise CheckpointError(f"the pickle names {module}.{name}, which is not part of a model library nbmerge "
                                   "reads (torch, open_clip, CLIP, timm, transformers, task_vectors/FusionBench "
                                   "wrappers); refusing to load a file that may be malicious")
