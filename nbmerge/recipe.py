@@ -63,7 +63,9 @@ class Recipe:
 
 def _shown(value, limit: int = 120) -> str:
     """A value for an error message, cut to ``limit`` characters (a recipe value may be arbitrarily large)."""
-    text = reprlib.Repr(maxstring=limit, maxother=limit, maxlist=6, maxdict=6, maxlevel=3).repr(value)
+    shorter = reprlib.Repr()  # (keyword arguments only from Python 3.12)
+    shorter.maxstring, shorter.maxother, shorter.maxlist, shorter.maxdict, shorter.maxlevel = limit, limit, 6, 6, 3
+    text = shorter.repr(value)
     return text if len(text) <= limit else text[:limit] + "..."
 
 

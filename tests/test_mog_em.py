@@ -98,6 +98,8 @@ def test_a_non_finite_mixture_merge_is_refused_like_every_other_method(params):
     """mog_em used to skip the finiteness check the walker makes: scale=1e308 or temperature=1e-320 wrote thousands
     of non-finite values with exit 0."""
     base, experts, precisions = _pool()
+    base = {k: v.float() for k, v in base.items()}                      # stored as float32, as checkpoints are
+    experts = [{k: v.float() for k, v in e.items()} for e in experts]
     with pytest.raises(NbmergeError, match="is not finite"):
         nbmerge.merge("mog_em", base, experts, {"components": 2, **params}, fishers=precisions)
 
