@@ -495,7 +495,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", required=True, help="checkpoint whose linear layers' inputs are recorded")
     p.add_argument("--n", type=int, default=256, help="calibration examples per task (training split)")
     p.add_argument("--out", required=True, help="folder for one Gram file per task")
-    p.add_argument("--seed", type=_seed, default=0, help="seed of the calibration sample")
+    p.add_argument("--seed", type=int, default=0, help="seed of the calibration sample")
     p.add_argument("--cache", default=None, help=CACHE_HELP)
     p.set_defaults(func=cmd_stats)
 

@@ -70,12 +70,12 @@ def check_output_folder(out: Union[str, os.PathLike], inputs: Iterable[object]) 
         raise CheckpointError(f"--out {out}: {folder} is a file; a trailing slash asks for a Hugging Face folder")
     real = os.path.realpath(folder)
     inputs = list(inputs)
-    check_not_an_input(folder / WEIGHTS, inputs)  # not inside an input's checkpoint folder either
     for item in inputs:
         if isinstance(item, (str, os.PathLike)):
             path = os.path.realpath(item)
             if path == real or path.startswith(real + os.sep):
                 raise CheckpointError(f"--out {out} would replace the input {item}: choose another output folder")
+    check_not_an_input(folder / WEIGHTS, inputs)  # not inside an input's checkpoint folder either
     if folder.is_dir() and any(folder.iterdir()) and not is_nbmerge_output(folder):
         raise CheckpointError(f"--out {out}: the folder exists and is not an earlier nbmerge output (no nbmerge "
                               f"model card): choose another folder, or empty it")
