@@ -150,7 +150,7 @@ README_COMMANDS, README_YAML = readme_parts(README.read_text())
 #: Inline spans that name a command or a file in prose rather than print one to run.
 MENTIONS = {"make", "nbmerge", "nbmerge lm-eval", "python3", ".venv/bin/nbmerge", ".venv/bin/papermill", "nbmerge (.venv)",
             "nbmerge eval", "nbmerge stats", "nbmerge zoo build", "nbmerge zoo build|path|info", "nbmerge merge",
-            "nbmerge pool import", "nbmerge zoo build SUITE"}
+            "nbmerge pool import", "nbmerge zoo build SUITE", "nbmerge report --dry-run"}
 
 #: The README's yaml blocks, by their first line: the file each is (the command that reads it is in PLAN).
 YAML_FILES = {"method: ties": "recipe.yaml"}
