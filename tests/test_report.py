@@ -326,3 +326,43 @@ def test_the_set_up_registers_the_kernel_the_notebooks_name():
         pytest.skip("not running from the project's venv")
     argv = json.loads(spec.read_text())["argv"]
     assert Path(argv[0]).resolve() == Path(sys.executable).resolve()
+
+
+def _signals_sent_at_shutdown(manager_class) -> list:
+    """Start a real kernel under ``manager_class``, shut it down normally, and return every signal sent to it."""
+    import asyncio
+
+    sent = []
+
+    async def go():
+        manager = manager_class(kernel_name="python3")
+        await manager.start_kernel()
+        original = manager._async_signal_kernel
+
+        async def spy(signum):
+            sent.append(signum)
+            await original(signum)
+
+        manager._async_signal_kernel = spy
+        client = manager.client()
+        client.start_channels()
+        await client.wait_for_ready(timeout=60)
+        client.stop_channels()
+        await manager.shutdown_kernel()
+        assert not await manager.is_alive()
+
+    asyncio.run(go())
+    return sent
+
+
+def test_a_reports_kernel_shuts_down_without_an_interrupt():
+    """jupyter_client sends SIGINT before every shutdown; a kernel still in a message handler then logs
+    "KeyboardInterrupt caught in kernel" to stderr after a run that succeeded. The report's manager does not."""
+    import signal
+
+    from jupyter_client import AsyncKernelManager
+
+    from nbmerge.report.pipeline import _kernel_manager_class
+
+    assert signal.SIGINT in _signals_sent_at_shutdown(AsyncKernelManager)  # the control: the stock manager does
+    assert signal.SIGINT not in _signals_sent_at_shutdown(_kernel_manager_class())

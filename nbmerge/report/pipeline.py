@@ -305,6 +305,31 @@ def _kill_kernel(manager) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
+def _kernel_manager_class():
+    """The kernel manager every report kernel runs under (built on first use: jupyter_client is imported lazily).
+
+    * The kernel talks to us over Unix sockets in a private folder (``ipc_dir``), not over localhost TCP, which every
+      kernel start warned about ("running over TCP without encryption").
+    * A normal shutdown sends no SIGINT. jupyter_client interrupts the kernel before asking it to shut down; a kernel
+      still finishing a message handler then logs "KeyboardInterrupt caught in kernel" to stderr after a run that
+      succeeded. The shutdown request goes over the control channel, which a busy kernel answers too, and a kernel
+      that does not exit is still terminated and then killed by jupyter_client's own shutdown."""
+    from jupyter_client import AsyncKernelManager
+
+    class QuietKernelManager(AsyncKernelManager):
+        def __init__(self, ipc_dir: str | None = None, **kwargs):
+            super().__init__(**kwargs)
+            if ipc_dir is not None:
+                self.transport, self.ip = "ipc", os.path.join(ipc_dir, "kernel")
+
+        async def _async_interrupt_kernel(self) -> None:
+            if self.shutting_down:
+                return
+            await super()._async_interrupt_kernel()
+
+    return QuietKernelManager
+
+
 def _execute(notebook: Path, executed: Path, parameters: dict[str, Any], kernel: str, workdir: Path) -> None:
     """``papermill.execute_notebook`` in a worker thread, the kernel started by a manager this function can reach.
 
@@ -313,19 +338,15 @@ def _execute(notebook: Path, executed: Path, parameters: dict[str, Any], kernel:
     run's own handler (``_signals_stop_the_run``). When the wait for the worker is interrupted, the kernel is killed:
     the worker's nbclient sees it die within a second, cleans up, and the interruption goes on up."""
     import papermill
-    from jupyter_client import AsyncKernelManager
 
     started: list = []
     stopping = threading.Event()
 
     ipc = tempfile.mkdtemp(prefix=f"nbmerge-ipc-{os.getpid()}-")
 
-    class Manager(AsyncKernelManager):
-        # The kernel talks to us over Unix sockets in a private folder, not over localhost TCP (which every kernel
-        # start warned about: "running over TCP without encryption").
+    class Manager(_kernel_manager_class()):
         def __init__(self, **kwargs):
-            super().__init__(**kwargs)
-            self.transport, self.ip = "ipc", os.path.join(ipc, "kernel")
+            super().__init__(ipc_dir=ipc, **kwargs)
 
         async def start_kernel(self, **kwargs):
             if stopping.is_set():
