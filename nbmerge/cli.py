@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import random
 import sys
@@ -91,7 +92,7 @@ def _recipe_from_args(args):
         raise NbmergeError(f"merge needs {', '.join(missing)} (or a recipe: --config recipe.yaml)")
     walk = {"matrix_rule": args.matrix_rule, "qkv": args.qkv, "fallback": args.fallback,
             "exclude": list(args.exclude), "matrix_exclude": list(args.matrix_exclude), "device": args.device,
-            "module_kinds": _module_kinds(args.module_kind)}
+            "module_kinds": _module_kinds(args.module_kind), "compute_dtype": args.compute_dtype}
     params = parse_pairs(args.param, "--param")
     return Recipe(args.method, args.base, list(args.experts), [1.0] * len(args.experts), params,
                   args.grams, args.fishers, walk, None, args.seed, args.out, args.max_shard_size)
@@ -414,6 +415,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--module-kind", action="append", default=[], metavar="REGEX=KIND",
                    help="name the attention/MLP linear modules of a layout nbmerge does not know (KIND: attn_in, "
                         "attn_out, mlp_in, mlp_out); data-free BMM regresses only such modules")
+    p.add_argument("--compute-dtype", choices=["float64"], default=None,
+                   help="compute every tensor in float64 (default: float32, float64 where an input is float64): a "
+                        "reference for float32 round-off, and room for task vectors near float32's largest value")
     p.add_argument("--max-shard-size", default=None,
                    help="e.g. 2G, 500MB, 2GiB (binary units): write shards plus an index above this (DIR/ outputs: "
                         "default 5G)")
@@ -645,6 +649,9 @@ def main(argv: list[str] | None = None) -> int:
     except NbmergeError as exc:
         print(f"nbmerge: error: {exc}", file=sys.stderr)
         return getattr(exc, "exit_code", 2)  # an interrupted report: 128 + the signal's number
+    except OSError as exc:  # the machine refused: disk full, a read-only or immutable folder, a vanished path
+        print(f"nbmerge: error: {_os_error(exc)}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         # Every output is written under a temporary name and renamed when complete, so nothing partial remains;
         # a search resumes from its log.
@@ -654,6 +661,17 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         warnings.showwarning = _show_warning
 
+
+
+def _os_error(exc: OSError) -> str:
+    """One line for an error the operating system raised: what it said, and the path it said it about. Outputs are
+    written under temporary names and renamed when complete, so a failed write leaves nothing partial behind."""
+    reason = exc.strerror or exc.__class__.__name__
+    where = " -> ".join(os.fsdecode(f) for f in (exc.filename, exc.filename2) if f is not None)
+    hint = {errno.ENOSPC: " (the disk is full)", errno.EDQUOT: " (over the disk quota)",
+            errno.EROFS: " (a read-only file system)", errno.EPERM: " (an immutable or protected path?)",
+            errno.EACCES: " (no permission)"}.get(exc.errno, "")
+    return f"{reason}{hint}{': ' + where if where else ''}; nothing partial was written"
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -162,7 +162,8 @@ def write_folder(items: Iterable[tuple[str, torch.Tensor]], out: Union[str, os.P
         write_tensors(items, tmp / WEIGHTS, max_shard_bytes=max_shard_bytes, metadata={"format": "pt"})
         _copy_base_files(base_folder(base), tmp, out_dtype)
         card = model_card(record, _name(base), [_name(e) for e in experts], folder.name)
-        (tmp / CARD).write_text(card, encoding="utf-8")
+        # a path that is not UTF-8 (a Linux file name is bytes) is written with its undecodable bytes escaped
+        (tmp / CARD).write_bytes(card.encode("utf-8", "backslashreplace"))
         os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700; the output gets a normal folder's mode
         _publish(tmp, folder)
     except BaseException:

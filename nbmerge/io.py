@@ -68,6 +68,26 @@ class DictSource:
         return self._tensors[key]
 
 
+def _safe_open(file: Path):
+    """safetensors' ``safe_open``, also for a file whose name is not UTF-8 (a Linux file name is bytes, which
+    safetensors refuses): that file is opened here and handed over as ``/proc/self/fd/N``. safe_open maps the file
+    while it opens it, so the descriptor is closed right after."""
+    name = str(file)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        proc = Path("/proc/self/fd")
+        if not proc.is_dir():
+            raise OSError(f"the file name is not UTF-8 ({ascii(name)}), which safetensors cannot open on this "
+                          "system: rename it") from None
+        fd = os.open(file, os.O_RDONLY)
+        try:
+            return safe_open(str(proc / str(fd)), framework="pt", device="cpu")
+        finally:
+            os.close(fd)
+    return safe_open(name, framework="pt", device="cpu")
+
+
 class SafetensorsSource:
     """One or more safetensors files (a single file, a sharded ``*.index.json``, or a folder) read lazily."""
 
@@ -83,7 +103,7 @@ class SafetensorsSource:
         self._spans: dict[str, tuple[int, int]] = {}
         for file in files:
             try:
-                handle = safe_open(str(file), framework="pt", device="cpu")
+                handle = _safe_open(file)
                 self._spans.update(_data_spans(file))
             except (SafetensorError, OSError, ValueError, KeyError, TypeError) as exc:
                 raise CheckpointError(f"{file}: not a readable safetensors file ({exc}); "
@@ -286,8 +306,18 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+def _os_error_of(exc: Exception, path) -> Optional[OSError]:
+    """The OSError inside a safetensors serialisation error ("I/O error: No space left on device (os error 28)"),
+    so that a full disk reads the same whichever library wrote the file; None when it is not one."""
+    found = re.search(r"\(os error (\d+)\)", str(exc))
+    if not found:
+        return None
+    code = int(found.group(1))
+    return OSError(code, os.strerror(code), str(path))
+
+
 def atomic_write_text(path: Union[str, os.PathLike], text: str) -> None:
-    _atomic_write(Path(path), text.encode())
+    _atomic_write(Path(path), text.encode("utf-8", "backslashreplace"))  # a non-UTF-8 file name escaped
 
 
 def _contiguous_cpu(tensors: Mapping[str, torch.Tensor]) -> StateDict:
@@ -333,7 +363,10 @@ class ShardedWriter:
                                    dir=self.path.parent)
         try:
             os.close(fd)
-            st_save_file(self._pending, tmp, metadata=self.metadata)
+            try:
+                st_save_file(self._pending, tmp, metadata=self.metadata)
+            except Exception as exc:  # safetensors reports the OS's refusal as its own error type
+                raise _os_error_of(exc, self.path) or exc
             with open(tmp, "rb+") as handle:
                 os.fsync(handle.fileno())
             os.chmod(tmp, 0o666 & ~_umask())

@@ -36,7 +36,8 @@ from .modules import check_module_kinds
 
 TOP_KEYS = {"method", "base", "experts", "params", "grams", "fishers", "walk", "dtype", "seed", "out",
             "max_shard_size"}
-WALK_KEYS = {"matrix_rule", "qkv", "fallback", "exclude", "matrix_exclude", "device", "module_kinds"}
+WALK_KEYS = {"matrix_rule", "qkv", "fallback", "exclude", "matrix_exclude", "device", "module_kinds",
+             "compute_dtype"}
 EXPERT_KEYS = {"path", "weight"}
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "float64": torch.float64}
 
@@ -135,7 +136,7 @@ def parse_recipe(data: Any, name: str = "recipe", folder: Union[str, os.PathLike
         if key in walk:
             walk[key] = [_expect(f"{name}: walk.{key}[{i}]", v, str, "a regular expression")
                          for i, v in enumerate(_expect(f"{name}: walk.{key}", walk[key], list, "a list"))]
-    for key in ("matrix_rule", "qkv", "fallback", "device"):
+    for key in ("matrix_rule", "qkv", "fallback", "device", "compute_dtype"):
         if key in walk and walk[key] is not None:
             _expect(f"{name}: walk.{key}", walk[key], str, "a string")
     if walk.get("module_kinds") is not None:

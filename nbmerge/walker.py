@@ -550,6 +550,13 @@ def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable,
         if not math.isfinite(unit_scale):
             raise MethodError(f"scale for {key!r} must be a finite number, got {unit_scale!r}")
         base_tensors = [view.base_tensor(k) for k in unit.keys]
+        if all(b.numel() == 0 for b in base_tensors):  # nothing to merge (and no spectrum to decompose)
+            for k, base_t in zip(unit.keys, base_tensors):
+                if k == key:
+                    yield k, base_t.to(view.base.dtype(k))
+                else:
+                    pending[k] = base_t.to(view.base.dtype(k))
+            continue
         deltas_per_key = [view.deltas(k, base) for k, base in zip(unit.keys, base_tensors)]
         extras = dict(context, key=key, base=base_tensors[0],
                       grams=view.stat("grams", unit.keys[0]), fishers=view.stat("fishers", key))
@@ -563,14 +570,14 @@ def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable,
             merged_parts = merged.split([b.shape[0] for b in base_tensors], dim=0)
         else:
             merged_parts = [_call(fallback, deltas_per_key[0], fallback_accepts, extras, unit_params)]
+        for k, tau in zip(unit.keys, merged_parts):
+            if not all_finite(tau):
+                raise NumericalError(_not_finite_message(k, tau.dtype, deltas_per_key))
         # The task vectors are done with: drop them before θ₀ + scale·τ allocates (the largest tensor's peak is
         # then θ₀, the T task vectors and the kernel's result, not those plus the scaled sum).
         del deltas_per_key, extras
         blocks = None
         for k, base_t, tau in zip(unit.keys, base_tensors, merged_parts):
-            if not all_finite(tau):
-                raise NumericalError(f"merged task vector for {k!r} is not finite "
-                                     "(an ill-conditioned solve? try a larger regulariser)")
             scaled = unit_scale * tau  # a new tensor: θ₀ is added in place (the same sum, one allocation less)
             if scaled.dtype == base_t.dtype and scaled.shape == base_t.shape and scaled.device == base_t.device:
                 merged = scaled.add_(base_t)
@@ -591,6 +598,19 @@ def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable,
         warnings.warn(f"{len(kept)} non-floating-point tensor(s) differ between the base and the experts and "
                       f"were kept at the base's value (e.g. {key!r}, in {', '.join(names)}): integer and bool "
                       "tensors are not merged", NbmergeWarning, stacklevel=2)
+
+
+def _not_finite_message(key: str, dtype: torch.dtype, deltas_per_key) -> str:
+    """Why a merged task vector came out non-finite: task vectors near the dtype's largest value overflow the
+    method's sums and products; otherwise the usual cause is an ill-conditioned solve."""
+    peak = max((float(d.abs().max()) for ds in deltas_per_key for d in ds if d.numel()), default=0.0)
+    limit = torch.finfo(dtype).max
+    if not math.isfinite(peak) or peak > math.sqrt(limit):
+        return (f"merged task vector for {key!r} is not finite: the task vectors reach |τ| = {peak:.3g}, and the "
+                f"method's {_dtype_name(dtype)} sums and products overflow (largest {limit:.3g}); nothing was "
+                "written (rescale the checkpoints, or compute in float64 with --compute-dtype float64)")
+    return (f"merged task vector for {key!r} is not finite (an ill-conditioned solve? try a larger regulariser); "
+            "nothing was written")
 
 
 def task_vectors(base: Source, experts: Sequence[Source], walk: Optional[WalkOptions] = None) -> list[StateDict]:

@@ -92,6 +92,113 @@ def test_overflowing_merge_is_refused_before_writing(files, tmp_path, capsys):
     assert nothing_in(files["out_dir"])
 
 
+def _huge(files, tmp_path, magnitude=3e38) -> list[str]:
+    """Two identical experts whose task vectors are ±``magnitude`` (representable in float32; their sum is not)."""
+    gen = torch.Generator().manual_seed(0)
+    signs = {k: torch.randint(0, 2, v.shape, generator=gen).float() * 2 - 1 for k, v in files["base"].items()}
+    expert = {k: v + magnitude * signs[k] for k, v in files["base"].items()}
+    paths = []
+    for i in range(2):
+        save_state_dict(expert, tmp_path / "huge" / f"h{i}.safetensors")
+        paths.append(str(tmp_path / "huge" / f"h{i}.safetensors"))
+    return paths
+
+
+def test_task_vectors_near_the_float32_limit_merge_exactly_or_name_the_overflow(files, tmp_path, capsys):
+    """Task vectors of 3e38: wudi_closed_form (float64 inside) used to return 0; it must return the exact
+    minimiser, here τ itself. WUDI's Adam starts from Σ_t τ_t = 6e38, which float32 cannot hold: refused, naming
+    the overflow (it used to blame an ill-conditioned solve) and the float64 route, which then refuses the float32
+    output honestly."""
+    huge = _huge(files, tmp_path)
+    assert run_merge(files, "--method", "wudi_closed_form", experts=huge) == 0
+    merged, expert = load_state_dict(files["out"]), load_state_dict(huge[0])
+    assert torch.equal(merged[FC], expert[FC])  # a linear weight: the minimiser is the common task vector
+    assert all(torch.isfinite(v).all() for v in merged.values())
+    capsys.readouterr()
+    out = str(tmp_path / "wudi" / "m.safetensors")
+    assert run_merge(files, "--method", "wudi", "--param", "iters=2", experts=huge, out=out) == 2
+    err = one_line_error(capsys, "3e+38", "overflow", "--compute-dtype float64")
+    assert "regulariser" not in err
+    assert run_merge(files, "--method", "wudi", "--param", "iters=2", "--compute-dtype", "float64", experts=huge,
+                     out=out) == 2
+    one_line_error(capsys, "not finite in float32", "nothing was written")
+    assert nothing_in(tmp_path / "wudi")
+
+
+@pytest.mark.parametrize("method", ["iso_c", "iso_cts", "tsv", "ties", "regmean", "wudi_closed_form", "bmm"])
+def test_zero_size_tensors_are_carried_over(files, tmp_path, capsys, method):
+    """A zero-size weight (0×16) used to crash iso_c/iso_cts with an IndexError from an empty spectrum: there is
+    nothing to merge, so it is written as it is and every other tensor merges as without it."""
+    empty = "visual.transformer.resblocks.0.mlp.empty.weight"
+    folder = tmp_path / "z"
+    save_state_dict({**files["base"], empty: torch.zeros(0, 16)}, folder / "base.safetensors")
+    experts = []
+    for i, expert in enumerate(files["experts"]):
+        save_state_dict({**expert, empty: torch.zeros(0, 16)}, folder / f"e{i}.safetensors")
+        experts.append(str(folder / f"e{i}.safetensors"))
+    extra = []
+    if method == "regmean":
+        grams = []
+        for i in range(3):
+            grams.append(str(folder / f"g{i}.safetensors"))
+            x = torch.randn(64, 16, generator=torch.Generator().manual_seed(i))
+            save_state_dict({FC: x.T @ x, empty: x.T @ x}, grams[-1])
+        extra = ["--grams", *grams]
+    assert run_merge(files, "--method", method, *extra, base=str(folder / "base.safetensors"), experts=experts) == 0
+    merged = load_state_dict(files["out"])
+    assert merged[empty].shape == (0, 16)
+    assert torch.equal(merged[FC], load_state_dict(files["out"])[FC]) and torch.isfinite(merged[FC]).all()
+
+
+def test_an_output_folder_named_in_bytes_that_are_not_utf8_is_written(files, tmp_path):
+    """`--out` a folder whose name is not UTF-8 (a Linux file name is bytes) used to crash writing the model card,
+    after the weights: the card escapes the name, and the folder loads."""
+    out = os.fsencode(str(tmp_path)) + b"/merged\xff"
+    result = subprocess.run([sys.executable, "-m", "nbmerge", "merge", "--method", "task_arithmetic", "--base",
+                             files["base_path"], "--experts", *files["expert_paths"], "--out", os.fsdecode(out) + "/",
+                             "--device", "cpu"], capture_output=True, text=True, errors="surrogateescape",
+                            env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    folder = Path(os.fsdecode(out))
+    assert sorted(p.name for p in folder.iterdir()) == ["README.md", "model.safetensors"]
+    assert "merged\\udcff" in (folder / "README.md").read_text(encoding="utf-8")
+    expected = merge("task_arithmetic", files["base"], files["experts"])
+    assert all(torch.equal(load_state_dict(folder)[k], v) for k, v in expected.items())
+
+
+def test_a_full_disk_is_one_line_and_leaves_nothing(files, capsys, monkeypatch):
+    """safetensors reports a full disk as its own error type ("I/O error: No space left on device (os error 28)"):
+    it was a traceback. Simulated: the writer fills part of the file, then the OS refuses."""
+    import nbmerge.io as io
+
+    def full(tensors, path, metadata=None):
+        Path(path).write_bytes(b"\0" * 100)
+        raise RuntimeError("Error while serializing: I/O error: No space left on device (os error 28)")
+
+    monkeypatch.setattr(io, "st_save_file", full)
+    for out in (files["out"], str(files["out_dir"] / "folder") + "/"):
+        assert run_merge(files, "--method", "ties", out=out) == 1
+        errors = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("nbmerge: warning:")]
+        assert len(errors) == 1 and errors[0].startswith("nbmerge: error: No space left on device (the disk is "
+                                                         "full)") and "nothing partial was written" in errors[0]
+        assert nothing_in(files["out_dir"])
+
+
+def test_a_folder_that_refuses_writes_is_one_line(files, capsys, monkeypatch):
+    """A read-only or immutable output folder (`chattr +i`; as root, permissions alone do not refuse) gave a
+    PermissionError traceback. Simulated at the OS call every output goes through."""
+    import tempfile
+
+    def refused(*args, **kwargs):
+        raise PermissionError(1, "Operation not permitted", str(files["out_dir"] / ".merged.tmp"))
+
+    files["out_dir"].mkdir()
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    assert run_merge(files, "--method", "task_arithmetic") == 1
+    one_line_error(capsys, "Operation not permitted", "immutable", str(files["out_dir"]))
+    assert nothing_in(files["out_dir"])
+
+
 def test_single_file_merge_replaces_an_earlier_sharded_output(files, capsys):
     """A single-file merge to an `--out` that earlier held a sharded merge used to leave the old index and shards
     beside it, and loading the folder gave the previous merge."""
