@@ -14,7 +14,7 @@ DEBIAN_PACKAGES := dataset-fashion-mnist fonts-noto-core fonts-noto-cjk fonts-de
 	fortunes fortunes-min fortunes-debian-hints fortunes-de fortunes-it fortunes-es fortunes-ru fortunes-pl fortunes-cs fortunes-eo fortunes-bg \
 	fortunes-br fortunes-mario fortunes-bofh-excuses fortune-anarchism wordnet-base
 
-.PHONY: setup system-deps test report notebooks zoo zoo-targets peers peer-fusionbench peer-ace peer-mergekit smoke lab clean
+.PHONY: setup system-deps test report notebooks zoo zoo-targets peers peer-fusionbench peer-baselines peer-ace peer-mergekit smoke lab clean
 
 system-deps:
 	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -63,10 +63,15 @@ zoo-targets: $(STAMP)
 
 # Peer checks (not part of the main job): the engine against FusionBench, in its own venv under
 # ~/.cache/nbmerge/peers (1.8 GB, about 40 minutes on 2 cores), and ACE against the official code.
-peers: peer-fusionbench
+peers: peer-fusionbench peer-baselines
 
 peer-fusionbench: $(STAMP)
 	$(PY) -m bench.peers.fusionbench --out reports
+
+# The added baselines (Consensus TA/TIES, Breadcrumbs, Model Stock) against FusionBench 0.2.33 and mergekit 0.1.5,
+# each in its own venv under ~/.cache/nbmerge/peers; CART and PCB against float64 references in the tests.
+peer-baselines: $(STAMP)
+	$(PY) -m bench.peers.baselines --out reports
 
 # Speed and memory against mergekit 0.1.5 (LGPL: run from its own venv under ~/.cache/nbmerge/peers, 1.6 GB, never
 # a dependency): task arithmetic, TIES and DARE-TIES on a random 1.1 B-parameter bf16 Llama through both command

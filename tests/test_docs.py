@@ -80,3 +80,18 @@ def test_protocol_page_states_the_default_profile_exactly():
         "missing from docs/protocol.md": sorted(set(expected) - set(documented)),
         "not in default.yaml": sorted(set(documented) - set(expected)),
         "different": sorted(k for k in set(expected) & set(documented) if expected[k] != documented[k])}
+
+
+def test_the_readme_method_table_is_generated_from_the_registry_and_the_peer_reports():
+    """The table lists every registered method with its data, result and peer check; regenerate it with
+    `python -m bench.method_table --write` after adding a method or rerunning a peer check."""
+    from bench.method_table import block, readme_block
+
+    import nbmerge.methods  # noqa: F401
+    from nbmerge.registry import all_methods
+
+    current = readme_block((REPO / "README.md").read_text())
+    assert current is not None, "README.md lost its method-table markers"
+    assert current == block(), "README's method table is stale: run `python -m bench.method_table --write`"
+    for method in all_methods():
+        assert f"[`{method.name}`]" in current

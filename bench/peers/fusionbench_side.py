@@ -71,6 +71,7 @@ def main(workdir, jobs_json):
                 scale = 1.0
             else:
                 task_vectors = [state_dict_sub(e, b) for e in exps]
+                exps_for_masks = list(exps) if method.startswith("consensus") else []
                 exps.clear()
                 scale = params.get("scale", 1.0)
                 if method == "task_arithmetic":
@@ -90,6 +91,25 @@ def main(workdir, jobs_json):
                 elif method == "iso_cts":
                     tau = iso_cts(task_vectors, params["common_space_fraction"], accelerator="cpu",
                                   exclude_keys=[])
+                elif method in ("consensus_ta", "consensus_ties"):
+                    # TALL masks by FusionBench's port of the official function (flat vectors, parameter space,
+                    # strict >); the consensus count has no FusionBench function: c = Σ_t m_t ≥ k, as the
+                    # official code builds it
+                    from fusion_bench.method.tall_mask.utils import generate_task_masks
+
+                    flat_tv = torch.vstack([state_dict_to_vector(tv, []) for tv in task_vectors])
+                    flat_ptm = state_dict_to_vector(b, [])
+                    flat_ft = torch.vstack([state_dict_to_vector(e, []) for e in exps_for_masks])
+                    if method == "consensus_ta":
+                        multi = flat_tv.sum(0)
+                    else:
+                        multi = ties_merging(flat_tv, reset_thresh=20, merge_func="sum")
+                    masks = generate_task_masks(flat_tv, flat_ft, flat_ptm, tv=multi,
+                                                tall_mask_lambda=params["lam"])
+                    consensus = masks.float().sum(0) >= params["k"]
+                    tau = vector_to_state_dict(multi * consensus, {k: v.clone() for k, v in task_vectors[0].items()},
+                                               [])
+                    del flat_tv, flat_ft, masks
                 elif method == "wudi":
                     tau = wudi_merging(task_vectors, accelerator="cpu", iter_num=params["iters"], exclude_keys=[])
                     tau = {k: v.detach() for k, v in tau.items()}
@@ -98,7 +118,7 @@ def main(workdir, jobs_json):
                 merged = state_dict_add(b, state_dict_mul(tau, scale))
             elapsed = time.perf_counter() - start
         del exps
-        task_vectors = tau = None
+        task_vectors = tau = exps_for_masks = None
         tmp = out_dir / f".{name}.safetensors.tmp"
         save_file({k: v.detach().contiguous() for k, v in merged.items()}, str(tmp))
         tmp.replace(out_dir / f"{name}.safetensors")

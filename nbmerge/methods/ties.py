@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Callable, Iterable
 
 import numpy as np
 import torch
@@ -45,13 +46,19 @@ def topk_threshold(abs_values: torch.Tensor, density: float, *, overwrite: bool 
 _RADIX_BITS = 16
 
 
-def _bit_slices(view: ModelView, keys: list[str]):
-    """(t, bits) for every task and slice of every tensor: the float32 bit patterns of |τ_t| as int64. Non-negative
-    floats order as their bit patterns do, so order statistics of |τ| are order statistics of these integers."""
-    for key in keys:
-        for part in _slices(view.deltas(key)):
-            for t, delta in enumerate(part):
-                yield t, delta.reshape(-1).abs().float().view(torch.int32).long()
+def sortable_bits(values: torch.Tensor) -> torch.Tensor:
+    """float32 values → int64 keys in [0, 2³²) that order as the floats do (negative floats: their bits inverted,
+    non-negative ones: the sign bit set), so order statistics of the values are order statistics of the keys."""
+    bits = values.reshape(-1).float().view(torch.int32).long() & 0xFFFFFFFF
+    return torch.where(bits >= _SIGN, 0xFFFFFFFF - bits, bits + _SIGN)
+
+
+def _float_of_keys(keys: torch.Tensor) -> torch.Tensor:
+    bits = torch.where(keys >= _SIGN, keys - _SIGN, 0xFFFFFFFF - keys)
+    return torch.where(bits >= _SIGN, bits - (1 << 32), bits).to(torch.int32).view(torch.float32)
+
+
+_SIGN = 1 << 31
 
 
 def _kth_bin(counts: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -63,23 +70,51 @@ def _kth_bin(counts: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch
     return bins, k - before
 
 
+def global_order_statistics(values: Callable[[], Iterable[tuple[int, torch.Tensor]]], rows: int,
+                            k: torch.Tensor, device) -> torch.Tensor:
+    """Per row, the k-th smallest (1-based, ``k[row]``) of all the values ``values()`` yields as ``(row, tensor)``
+    pairs, without holding them: a two-pass radix selection on their order-preserving 32-bit keys
+    (``sortable_bits``). The first pass counts the high 16 bits and finds the bin that holds the k-th value, the
+    second counts the low 16 bits inside that bin. ``values`` is called once per pass.
+
+    float32 values give the exact order statistic. float64 values round monotonically to float32, so the k-th one
+    lies among those that round to the float32 answer: a third pass collects them and picks it exactly (the result
+    is then float64)."""
+    size = 1 << _RADIX_BITS
+    counts = torch.zeros(rows, size, dtype=torch.int64, device=device)
+    wide = False
+    for row, part in values():
+        wide = wide or part.dtype == torch.float64
+        counts[row] += torch.bincount(sortable_bits(part) >> _RADIX_BITS, minlength=size)
+    high, rank = _kth_bin(counts, k.to(device=device, dtype=torch.int64))
+    counts.zero_()
+    for row, part in values():
+        keys = sortable_bits(part)
+        inside = keys[(keys >> _RADIX_BITS) == high[row]]
+        counts[row] += torch.bincount(inside & (size - 1), minlength=size)
+    low, rank = _kth_bin(counts, rank)
+    found = _float_of_keys((high << _RADIX_BITS) | low)
+    if not wide:
+        return found
+    candidates: list[list[torch.Tensor]] = [[] for _ in range(rows)]
+    for row, part in values():
+        flat = part.reshape(-1)
+        candidates[row].append(flat[flat.float() == found[row]].double())
+    return torch.stack([torch.sort(torch.cat(c)).values[int(r) - 1] for c, r in zip(candidates, rank)])
+
+
 def global_thresholds(view: ModelView, keys: list[str], k: int) -> torch.Tensor:
     """Per task, the k-th smallest |τ_t| over the whole model, in float32: what ``topk_threshold`` returns on the
-    flattened model, found without it. A two-pass radix selection on the bit patterns: the first pass counts the
-    high 16 bits and finds the bin that holds the k-th value, the second counts the low 16 bits inside that bin.
-    Two streaming reads of the experts and 2 × 65536 counts per task, instead of a model-sized float32 buffer
-    (4.4 GB for a 1.1 B-parameter model) and a selection over it."""
-    size = 1 << _RADIX_BITS
-    counts = torch.zeros(view.T, size, dtype=torch.int64, device=view.device)
-    for t, bits in _bit_slices(view, keys):
-        counts[t] += torch.bincount(bits >> _RADIX_BITS, minlength=size)
-    high, rank = _kth_bin(counts, torch.full((view.T,), k, dtype=torch.int64, device=view.device))
-    counts.zero_()
-    for t, bits in _bit_slices(view, keys):
-        inside = bits[(bits >> _RADIX_BITS) == high[t]]
-        counts[t] += torch.bincount(inside & (size - 1), minlength=size)
-    low, _ = _kth_bin(counts, rank)
-    return ((high << _RADIX_BITS) | low).to(torch.int32).view(torch.float32)
+    flattened model, found without it (``global_order_statistics``): two streaming reads of the experts and
+    2 × 65536 counts per task, instead of a model-sized float32 buffer (4.4 GB for a 1.1 B-parameter model) and a
+    selection over it."""
+    def magnitudes():
+        for key in keys:
+            for part in _slices(view.deltas(key)):
+                for t, delta in enumerate(part):
+                    yield t, delta.abs()
+
+    return global_order_statistics(magnitudes, view.T, torch.full((view.T,), k), view.device)
 
 
 def ties_prepare(view: ModelView, *, density: float = 0.2, merge: str = "mean") -> dict:

@@ -215,8 +215,22 @@ def main(argv: Optional[list[str]] = None) -> int:
                               "differences": differences}
         failed |= not run.ok
     if args.out:
-        Path(args.out).write_text(json.dumps(results, indent=2))
+        from ..io import atomic_write_text
+
+        atomic_write_text(args.out, json.dumps(results, indent=2) + "\n")
+        atomic_write_text(Path(args.out).with_suffix(".md"), render(results, args.published))
     return 1 if failed else 0
+
+
+def render(results: dict, published: str) -> str:
+    """The comparison as a Markdown table: per notebook, Run All's time, whether it ran clean, and what differs."""
+    lines = ["| notebook | Run All | cells ran clean | differences from the published page |", "|---|---|---|---|"]
+    for stem, row in results.items():
+        diff = "none" if not row["differences"] else "<br>".join(row["differences"])
+        lines.append(f"| {stem} | {row['seconds']:.0f} s | {'yes' if row['ok'] else 'no: ' + '; '.join(row['errors'])} "
+                     f"| {diff} |")
+    return (f"Run All in JupyterLab (headless Chromium), compared with `{published}`: "
+            f"`python -m nbmerge.report.lab --out <file>.json`.\n\n" + "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
