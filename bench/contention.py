@@ -1,21 +1,25 @@
-"""How much one other busy process slows the main job's work, with PyTorch's OpenMP threads spinning or waiting.
+"""How much one other busy process slows the main job's work, by how nbmerge sets PyTorch's CPU threads.
 
     python -m bench.contention --out reports/contention
 
-PyTorch's CPU kernels run on an OpenMP team of one thread per core. libgomp's default lets a thread that runs out
-of work spin for a while before it sleeps, so that the next parallel region starts at once. On a machine where
-every core is already taken, a spinning thread takes the core from the thread that has the work: with 2 threads on
-2 cores and one other busy process, the zoo build went from 757 s to 1,306 s. ``OMP_WAIT_POLICY=PASSIVE`` makes
-an idle thread sleep at once.
+PyTorch's CPU kernels run on an OpenMP team of one thread per core. On a machine where every core is already taken,
+the thread that shares a core with another process runs at half speed, every parallel region waits for it, and
+libgomp's spin-waiting threads take time from the neighbour: with 2 threads on 2 cores and one other busy process,
+the zoo build went from 757 s to 1,306 s.
 
-Each cell of the table is one fresh child process (libgomp reads its environment when it loads, so the policy is
-set before ``import torch``) running a fixed slice of the main job: **train** builds the ``text-micro`` suite into a
-fresh cache (MiniLM experts fine-tuned on real text: the zoo build's work), **evaluate** scores task arithmetic at
-5 coefficients on its test split (the trial loop of every notebook), **merge** runs TIES and TSV on its experts 5
-times (the kernels). The conditions run interleaved, ``--repeats`` rounds: {idle, one busy process} × {the default
-wait policy, PASSIVE}. The busy process is one Python loop (one core's worth of work), started before the child
-and stopped after it. The figure that matters is busy/idle for each policy, and PASSIVE/default when idle (what
-the policy costs a quiet machine).
+Policies (``--policies``): **default**, one thread per core whatever the load (torch's default, and nbmerge's before
+it adapted); **adaptive**, nbmerge's default now, as many threads as there are idle cores when the work starts
+(``nbmerge/threads.py``); **PASSIVE**, ``OMP_WAIT_POLICY=PASSIVE`` (idle threads sleep at once); **spin10k**,
+``GOMP_SPINCOUNT=10000`` (a shorter spin); **threads1**, one thread always.
+
+Each cell of the table is one fresh child process (libgomp reads its environment when it loads) running a fixed
+slice of the main job: **train** builds the ``text-micro`` suite into a fresh cache (MiniLM experts fine-tuned on
+real text: the zoo build's work), **evaluate** scores task arithmetic at 5 coefficients on its test split (the trial
+loop of every notebook), **merge** runs TIES and TSV on its experts 5 times (the kernels). The conditions run
+interleaved, ``--repeats`` rounds of {idle, one busy process} × the policies. The busy process is one Python loop
+(one core's worth of work), started before the child and stopped after it. The figures that matter: each policy's
+busy time against the default policy's idle time (the ~1.5× a shared machine may cost), and each policy's idle time
+against the default's (what it costs a quiet machine).
 """
 
 from __future__ import annotations
@@ -36,7 +40,12 @@ from .reporting import machine, write_pair
 SUITE = "text-micro"
 PIECES = ("train", "evaluate", "merge")
 #: the environment each policy sets before the child starts (libgomp reads it when torch loads it)
-POLICY_ENV = {"default": {}, "PASSIVE": {"OMP_WAIT_POLICY": "PASSIVE"}, "spin10k": {"GOMP_SPINCOUNT": "10000"},
+#: ``default``: torch's default, one thread per core (what nbmerge did before it adapted); ``adaptive``: nbmerge's
+#: default now, as many threads as idle cores when the work starts (nbmerge/threads.py)
+_ALL = str(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+POLICY_ENV = {"default": {"NBMERGE_THREADS": _ALL}, "adaptive": {"NBMERGE_THREADS": "auto"},
+              "PASSIVE": {"NBMERGE_THREADS": _ALL, "OMP_WAIT_POLICY": "PASSIVE"},
+              "spin10k": {"NBMERGE_THREADS": _ALL, "GOMP_SPINCOUNT": "10000"},
               "threads1": {"OMP_NUM_THREADS": "1"}}
 POLICIES = tuple(POLICY_ENV)
 LOADS = ("idle", "busy")
@@ -50,6 +59,9 @@ def child(cache: str) -> dict:
     from nbmerge.merging import merge
     from nbmerge.pools.zoo import build_zoo, load_models, load_zoo
 
+    from nbmerge.threads import adapt_threads
+
+    adapt_threads()  # what every nbmerge command and report kernel does first
     times = {}
     start = time.perf_counter()
     build_zoo(SUITE, cache=cache, quiet=True, log=lambda message: None)
@@ -72,7 +84,7 @@ def child(cache: str) -> dict:
 
 def run_condition(policy: str, load: str) -> dict:
     env = {key: value for key, value in os.environ.items()
-           if key not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OMP_NUM_THREADS")}
+           if key not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OMP_NUM_THREADS", "NBMERGE_THREADS")}
     env.update(HF_HUB_OFFLINE="1", **POLICY_ENV[policy])
     busy = subprocess.Popen([sys.executable, "-c", BUSY]) if load == "busy" else None
     try:

@@ -638,6 +638,10 @@ def main(argv: list[str] | None = None) -> int:
             from .extras import command_extras, require
 
             require(f"nbmerge {args.command}", *command_extras(args.command, getattr(args, "suite", None)))
+            if args.command in COMPUTING and not getattr(args, "dry_run", False):
+                from .threads import adapt_threads
+
+                adapt_threads(log=lambda line: print(f"nbmerge: note: {line}", file=sys.stderr))
             return args.func(args)
         except ModuleNotFoundError as exc:  # an optional dependency the core install lacks: name the extra
             from .extras import missing_module_error
@@ -661,6 +665,10 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         warnings.showwarning = _show_warning
 
+
+
+#: the commands that compute with torch: they use as many threads as there are idle cores (nbmerge/threads.py)
+COMPUTING = {"merge", "zoo", "pool", "eval", "perplexity", "lm-eval", "stats", "bmm-search", "report"}
 
 
 def _os_error(exc: OSError) -> str:

@@ -2,6 +2,10 @@ import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# A fixed thread count (every core, torch's default): the commands a test runs do not adapt it to the machine's
+# load (nbmerge/threads.py; tests/test_threads.py tests that), so results never depend on what else runs.
+os.environ.setdefault("NBMERGE_THREADS", str(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                                             else os.cpu_count() or 1))
 
 import pytest  # noqa: E402
 import torch  # noqa: E402

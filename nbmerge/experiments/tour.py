@@ -27,7 +27,10 @@ from .common import check_config
 EXPLAINS = {
     "task_arithmetic": "adds the task vectors, scaled by one coefficient α",
     "ties": "trims small entries, elects one sign per entry, averages only the agreeing ones",
+    "consensus": "task arithmetic kept only where at least two tasks' TALL masks claim the weight",
     "tsv": "keeps each task's top singular directions and whitens them so tasks stop overlapping",
+    "cart": "the mean task vector plus each task's low-rank deviation from it",
+    "pcb": "weights each entry by how much its own task and the others need it, keeps the top 5% per task",
     "iso_cts": "flattens the spectrum of the common subspace, adds task-specific directions",
     "regmean": "solves for the weights that reproduce every expert's outputs on its inputs (needs Grams)",
     "ace": "RegMean's closed form with each task's input covariance estimated from its own task vector (no data)",

@@ -34,6 +34,7 @@ from ..errors import NbmergeError, RunInterrupted, did_you_mean
 from ..io import atomic_write_text
 from ..params import fits, notebook_parameters
 from ..provenance import PROJECT_ROOT, git_sha
+from ..threads import chosen_threads
 from .html import VERDICTS, documents_in, install_mathjax, render_notebook, write_index
 from .validate import check_values
 
@@ -352,6 +353,9 @@ def _execute(notebook: Path, executed: Path, parameters: dict[str, Any], kernel:
             if stopping.is_set():
                 raise RuntimeError("the report run is stopping: no kernel is started")
             started.append(self)
+            threads = chosen_threads()  # as many as the cores idle now (None: the user fixed it)
+            if threads is not None:
+                kwargs["env"] = {**(kwargs.get("env") or os.environ), "OMP_NUM_THREADS": str(threads)}
             return await super().start_kernel(**kwargs)
 
     outcome: dict[str, BaseException] = {}

@@ -1,0 +1,92 @@
+"""As many compute threads as the machine has idle cores, so a busy neighbour does not multiply our wall time.
+
+PyTorch's CPU kernels run one OpenMP thread per core. When another process keeps a core busy, the thread that
+shares its core runs at half speed and every parallel region waits for it; the spin-waiting of the others takes
+more from the neighbour. Measured on a 2-core machine with one busy Python loop beside it (reports/contention.md):
+two threads made the main job's work 2.4× slower (training 1.8×, evaluation 2.3×, merges 2.9×); one thread kept it
+within 1.2× of the idle run, whether or not the neighbour was there. OpenMP's passive waiting helped less and
+doubled the merges' time on an idle machine; a shorter spin made them slower still.
+
+:func:`adapt_threads` samples the CPU counters for a quarter of a second and sets torch's thread count to the
+number of cores that were idle (at least one). It is called where work starts: each ``nbmerge`` command, each zoo
+build, and each notebook of a report (the kernel inherits ``OMP_NUM_THREADS``). A user's choice wins:
+``OMP_NUM_THREADS`` or ``NBMERGE_THREADS`` set in the environment are left as they are (``NBMERGE_THREADS=auto``
+is the default).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Callable, Optional
+
+WINDOW_S = 0.25
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _cpu_times() -> Optional[tuple[int, int]]:
+    """(idle, total) jiffies of all CPUs from /proc/stat, or None where there is none."""
+    try:
+        with open("/proc/stat") as handle:
+            fields = handle.readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != "cpu":
+        return None
+    values = [int(v) for v in fields[1:]]
+    idle = values[3] + (values[4] if len(values) > 4 else 0)  # idle + iowait
+    return idle, sum(values[:8])  # guest time is already counted in user
+
+
+def idle_cores(window: float = WINDOW_S) -> Optional[float]:
+    """How many cores were idle, on average, over ``window`` seconds (None where /proc/stat is unavailable)."""
+    first = _cpu_times()
+    if first is None:
+        return None
+    time.sleep(window)
+    second = _cpu_times()
+    total = second[1] - first[1]
+    if total <= 0:
+        return None
+    online = os.cpu_count() or 1
+    return online * (second[0] - first[0]) / total
+
+
+def chosen_threads(window: float = WINDOW_S) -> Optional[int]:
+    """The thread count :func:`adapt_threads` would set, or None when the user fixed it (or nothing is known)."""
+    if os.environ.get("OMP_NUM_THREADS"):
+        return None
+    fixed = os.environ.get("NBMERGE_THREADS", "auto").strip().lower()
+    if fixed not in ("", "auto"):
+        try:
+            return max(1, int(fixed))
+        except ValueError:
+            from .errors import NbmergeError
+
+            raise NbmergeError(f"NBMERGE_THREADS must be a whole number or 'auto', got {fixed!r}") from None
+    idle = idle_cores(window)
+    if idle is None:
+        return None
+    return max(1, min(cores(), int(idle + 0.5)))
+
+
+def adapt_threads(log: Optional[Callable[[str], None]] = None, window: float = WINDOW_S) -> Optional[int]:
+    """Set torch's intra-op threads to the idle cores (see the module); returns the count set, or None."""
+    threads = chosen_threads(window)
+    if threads is None:
+        return None
+    import torch
+
+    if threads != torch.get_num_threads():
+        torch.set_num_threads(threads)
+        if log is not None and threads < cores():
+            log(f"{cores() - threads} of {cores()} cores are busy with other work: computing with {threads} "
+                f"thread(s) (NBMERGE_THREADS or OMP_NUM_THREADS fix the count)")
+    return threads
