@@ -25,6 +25,7 @@ OTHER_CHECKS = {
     "average": "identity with task arithmetic at α = 1/T (tests/test_methods.py)",
     "bmm": "the paper's closed forms and BO protocol, against float64 solves (tests/test_bmm.py)",
     "cart": "a float64 reference of the paper's steps (tests/test_baselines.py); no runnable peer",
+    "tsv_c": "the official rule (⌊r/T⌋ directions per task) in tests/test_baselines.py",
     "dare": "mergekit 0.1.5 DARE-TIES on a 1.1 B Llama (reports/mergekit.md; masks differ by design)",
     "fisher": "the closed form on a toy (tests/test_methods.py)",
     "mog_em": "the EM updates on a toy (tests/test_mog_em.py)",
@@ -88,7 +89,8 @@ def table() -> str:
             checked, speed = _peer_cell(peers[m.name])
         else:
             checked, speed = OTHER_CHECKS.get(m.name, "no peer check recorded yet (reports/)"), "—"
-        lines.append(f"| [`{m.name}`]({m.paper}) | {data} | one model | yes | {checked} | {speed} |")
+        result = "one model per task (task-aware)" if m.task_aware else "one model"
+        lines.append(f"| [`{m.name}`]({m.paper}) | {data} | {result} | yes | {checked} | {speed} |")
     return "\n".join(lines) + "\n"
 
 

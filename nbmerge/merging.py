@@ -79,6 +79,9 @@ def merge_to_folder(method: str, base: Source, experts: Sequence[Source], out: s
         record["params"] = {**{p.name: p.default for p in get_method(method).params.values()}, **record["params"]}
         write_classifier_folders(items, record, base, experts, prefix, out, max_shard_bytes)
         return Path(out)
+    if get_method(method).task_aware:
+        return _write_task_models(method, base, experts, out, params, grams, fishers, walk, max_shard_bytes,
+                                  weights, out_dtype)
     if base_folder(base) is None or not (base_folder(base) / "config.json").is_file():
         warnings.warn(f"the base {base if isinstance(base, (str, os.PathLike)) else '(in memory)'} is not a Hugging "
                       "Face folder with a config.json: the output folder holds the weights and a model card, which "
@@ -91,6 +94,40 @@ def merge_to_folder(method: str, base: Source, experts: Sequence[Source], out: s
     record["params"] = {**defaults, **record["params"]}  # the card names every value the merge used
     return write_folder(items, out, base=base, experts=experts, record=record, max_shard_bytes=max_shard_bytes,
                         out_dtype=out_dtype)
+
+
+def _write_task_models(method, base, experts, out, params, grams, fishers, walk, max_shard_bytes, weights,
+                       out_dtype) -> Path:
+    """A task-aware method's models (:mod:`nbmerge.taskaware`): ``out/<NN>-<expert name>/``, one model folder per
+    task, each with its model card; the folder appears complete or not at all."""
+    import shutil
+    import tempfile
+
+    if weights is not None and any(w != 1.0 for w in weights):
+        raise MethodError(f"{method} is task-aware: per-expert weights have no meaning for it")
+    check_output_folder(out, _inputs(base, experts, grams, fishers))
+    models = get_method(method).run(base, experts, params, grams=grams, fishers=fishers, walk=walk)
+    record = {"method": method, "params": {**{p.name: p.default for p in get_method(method).params.values()},
+                                           **get_method(method).check_params(dict(params or {}))},
+              "task_aware": True, **{k: v for k, v in models.info.items() if k != "task_aware"}}
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    try:
+        for t, (expert, model) in enumerate(zip(experts, models)):
+            name = Path(str(expert)).name.removesuffix(".safetensors") if isinstance(expert, (str, os.PathLike)) \
+                else f"expert{t}"
+            items = ((k, v if out_dtype is None or not v.is_floating_point() else v.to(out_dtype))
+                     for k, v in model.items())
+            write_folder(items, staging / f"{t:02d}-{name}", base=base, experts=[expert],
+                         record={**record, "task": t}, max_shard_bytes=max_shard_bytes, out_dtype=out_dtype)
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out
 
 
 def _check_pairings(experts, grams, fishers) -> None:
@@ -106,6 +143,9 @@ def _inputs(base, experts, grams, fishers) -> list:
 
 def _merged(method, base, experts, params, grams, fishers, walk, weights, out_dtype, progress):
     """The merged ``(key, tensor)`` stream (weighted, cast, with a progress bar) and the record of the merge."""
+    if get_method(method).task_aware:
+        raise MethodError(f"{method} is task-aware: it gives one model per task, not one merged model; give a "
+                          "folder as the output (ending in /), which gets one model folder per task")
     if weights is not None:
         if len(weights) != len(experts):
             raise MethodError(f"{len(weights)} weights for {len(experts)} experts: give one per expert")

@@ -105,11 +105,16 @@ def evaluate_predictions(evaluator, state: Optional[Mapping[str, torch.Tensor]],
     """Run ``evaluator`` on ``state`` (``None``: the weights already loaded) and keep every example's logits."""
     import time
 
+    from .taskaware import is_task_aware
+
     start = time.perf_counter()
-    if state is not None:
+    per_task = is_task_aware(state)  # a task-aware merge: each task is evaluated on its own model
+    if state is not None and not per_task:
         evaluator.load(state)
     logits, labels = {}, {}
     for task in tasks or evaluator.task_names:
+        if per_task:
+            evaluator.load(state.for_task(task, evaluator.task_names.index(task)))
         out, y = evaluator.logits(task, split)
         logits[task] = out.float().cpu().numpy()
         labels[task] = y.cpu().numpy()
@@ -318,7 +323,11 @@ def trial_cache(zoo, device: str = "cpu", cache: str = "", val_examples: int = 0
 def scaled(base: Mapping[str, torch.Tensor], merged: Mapping[str, torch.Tensor], alpha: float,
            out: Optional[dict] = None) -> dict:
     """θ₀ + α·(θ₁ − θ₀) for a merge θ₁ made at α = 1 (computed in float32, float64 for float64 tensors, and cast
-    back to each tensor's dtype)."""
+    back to each tensor's dtype). A task-aware merge (one model per task) is scaled model by model."""
+    from .taskaware import TaskModels, is_task_aware
+
+    if is_task_aware(merged):
+        return TaskModels([scaled(base, model, alpha) for model in merged], merged.names, merged.info)
     out = {} if out is None else out
     for key, w1 in merged.items():
         w0 = base[key]

@@ -42,6 +42,8 @@ class Method:
     params: dict[str, Param] = field(default_factory=dict)
     #: statistics the method uses when given and can do without (BMM: grams, else a data-free proxy)
     optional: tuple[str, ...] = ()
+    #: one model per task (nbmerge.taskaware.TaskModels), not a single merged model: needs the task at inference
+    task_aware: bool = False
 
     @property
     def data_free(self) -> bool:
@@ -112,7 +114,7 @@ def coerce(value: Any, default: Any, where: str) -> Any:
 
 
 def register(name: str, *, paper: str, help: dict[str, str], needs: tuple[str, ...] = (),
-             optional: tuple[str, ...] = ()):
+             optional: tuple[str, ...] = (), task_aware: bool = False):
     """Register a merge function under ``name`` with its paper link and parameter meanings."""
 
     def wrap(fn: Callable) -> Callable:
@@ -133,7 +135,7 @@ def register(name: str, *, paper: str, help: dict[str, str], needs: tuple[str, .
         summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else name
         if name in _REGISTRY:
             raise TypeError(f"method {name!r} registered twice")
-        _REGISTRY[name] = Method(name, fn, paper, summary, tuple(needs), params, tuple(optional))
+        _REGISTRY[name] = Method(name, fn, paper, summary, tuple(needs), params, tuple(optional), task_aware)
         fn.method = _REGISTRY[name]
         return fn
 

@@ -239,6 +239,120 @@ def test_new_methods_are_registered_with_their_papers():
     from nbmerge.methods import all_methods
 
     names = {m.name: m for m in all_methods()}
-    for name in ("cart", "consensus", "pcb", "model_stock", "breadcrumbs"):
+    for name in ("cart", "consensus", "pcb", "model_stock", "breadcrumbs", "emr", "tsv_c"):
         assert name in names and names[name].paper.startswith("https://arxiv.org/abs/"), name
     assert math.isclose(names["pcb"].params["scale"].default, 1.2)
+
+
+# -- task-aware: EMR-Merging, TSV-C ---------------------------------------------------------------------------------
+
+def emr_reference(base, experts):
+    """FusionBench's steps (sign from the sum, > 0 positive; masks; max agreeing magnitude; rescalers from per-tensor
+    means), in float64."""
+    keys, taus = _float_keys(base), _taus(base, experts)
+    unified, masks = {}, [{} for _ in taus]
+    for key in keys:
+        total = sum(t[key] for t in taus)
+        sign = torch.where(total > 0, 1.0, -1.0).double()
+        stacked = torch.stack([t[key] for t in taus])
+        agree = stacked * sign > 0
+        unified[key] = sign * (stacked.abs() * agree).max(0).values
+        for t in range(len(taus)):
+            masks[t][key] = agree[t]
+    models = []
+    for t, tau in enumerate(taus):
+        num = sum(tau[k].abs().mean() for k in keys)
+        den = sum((unified[k] * masks[t][k]).abs().mean() for k in keys)
+        models.append({k: base[k].double() + (unified[k] * masks[t][k]) * (num / den) for k in keys})
+    return models
+
+
+def test_emr_gives_one_model_per_task_as_defined(tiny):
+    base, experts = tiny
+    models = merge("emr", base, experts)
+    from nbmerge.taskaware import TaskModels
+
+    assert isinstance(models, TaskModels) and len(models) == len(experts) and len(models.info["rescalers"]) == 3
+    for got, expected in zip(models, emr_reference(base, experts)):
+        _close(got, expected, base)
+    assert get_method_task_aware("emr") and not get_method_task_aware("ties")
+
+
+def get_method_task_aware(name):
+    from nbmerge.methods import get_method
+
+    return get_method(name).task_aware
+
+
+def test_tsv_c_keeps_each_tasks_top_singular_directions(tiny):
+    base, experts = tiny
+    models = merge("tsv_c", base, experts, {"scale": 0.5})
+    taus, T = _taus(base, experts), len(experts)
+    for t, model in enumerate(models):
+        expected = {}
+        for key in _float_keys(base):
+            tau = taus[t][key]
+            if tau.dim() == 2:
+                k = int(min(tau.shape) * (1.0 / T))
+                u, s, vh = torch.linalg.svd(tau, full_matrices=False)
+                tau = (u[:, :k] * s[:k]) @ vh[:k]
+            expected[key] = base[key].double() + 0.5 * tau
+        _close(model, expected, base)
+    assert 0 < models.info["stored_fraction"] < 1
+
+
+def test_a_task_aware_merge_is_evaluated_task_by_task(tiny):
+    """The trial cache's evaluation loads task t's own model for task t's data, and α scales each model."""
+    from nbmerge.protocol import evaluate_predictions, scaled
+    from nbmerge.taskaware import TaskModels
+
+    base, experts = tiny
+    models = merge("emr", base, experts)
+    loaded = []
+
+    class Recorder:
+        task_names = ["a", "b", "c"]
+
+        def load(self, state):
+            loaded.append(state)
+
+        def logits(self, task, split):
+            return torch.zeros(2, 2), torch.zeros(2, dtype=torch.long)
+
+    evaluate_predictions(Recorder(), models, "val")
+    assert [id(s) for s in loaded] == [id(m) for m in models]
+    half = scaled(base, models, 0.5)
+    assert isinstance(half, TaskModels)
+    key = "visual.transformer.resblocks.0.mlp.c_fc.weight"
+    torch.testing.assert_close(half[1][key], base[key] + 0.5 * (models[1][key] - base[key]))
+
+
+def test_task_aware_outputs_are_one_folder_per_task(files_tiny, capsys):
+    from nbmerge.cli import main
+    from nbmerge.io import load_state_dict
+
+    base_path, expert_paths, out_dir = files_tiny
+    assert main(["merge", "--method", "emr", "--base", base_path, "--experts", *expert_paths, "--out",
+                 str(out_dir / "one.safetensors"), "--device", "cpu"]) == 2
+    assert "task-aware" in capsys.readouterr().err
+    assert main(["merge", "--method", "emr", "--base", base_path, "--experts", *expert_paths, "--out",
+                 str(out_dir / "emr") + "/", "--device", "cpu"]) == 0
+    folders = sorted(p.name for p in (out_dir / "emr").iterdir())
+    assert folders == ["00-e0", "01-e1", "02-e2"]
+    models = merge("emr", base_path, expert_paths)
+    for folder, model in zip(folders, models):
+        written = load_state_dict(out_dir / "emr" / folder)
+        assert all(torch.equal(written[k], model[k]) for k in model)
+
+
+@pytest.fixture
+def files_tiny(tmp_path, tiny):
+    from nbmerge.io import save_state_dict
+
+    base, experts = tiny
+    save_state_dict(base, tmp_path / "in" / "base.safetensors")
+    paths = []
+    for i, expert in enumerate(experts):
+        save_state_dict(expert, tmp_path / "in" / f"e{i}.safetensors")
+        paths.append(str(tmp_path / "in" / f"e{i}.safetensors"))
+    return str(tmp_path / "in" / "base.safetensors"), paths, tmp_path / "out"

@@ -3,6 +3,7 @@
     python -m bench.peers.baselines            # ViT-B/32 shapes, 8 tasks (reports/peer_baselines.md)
     python -m bench.peers.baselines --small    # 2 blocks of width 64, for a quick check
 
+* EMR-Merging against FusionBench 0.2.33's ``emr_merge`` (task-aware: every task's model compared).
 * Consensus TA and Consensus TIES against FusionBench 0.2.33's port of the official TALL-mask function
   (``fusion_bench.method.tall_mask.utils.generate_task_masks``; its TIES for the TIES variant). FusionBench has
   no consensus step of its own (its algorithm class also passes θ₀ where θ_t belongs, which makes the masks nearly
@@ -48,6 +49,8 @@ def jobs() -> list[dict]:
          "peer": "fusionbench", "call": {"method": "consensus_ta", "params": {"lam": 0.6, "k": 2, "scale": 1.0}}},
         {"name": "consensus_ties", "nb": ("consensus", {"lam": 0.4, "k": 2, "base_merge": "ties", "scale": 1.0}),
          "peer": "fusionbench", "call": {"method": "consensus_ties", "params": {"lam": 0.4, "k": 2, "scale": 1.0}}},
+        {"name": "emr", "nb": ("emr", {}), "peer": "fusionbench", "call": {"method": "emr", "params": {}},
+         "task_aware": True},
         {"name": "breadcrumbs", "nb": ("breadcrumbs", {"density": 0.9, "gamma": 0.01, "merge": "sum", "scale": 0.3}),
          "peer": "mergekit", "call": {"method": "breadcrumbs",
                                       "params": {"weight": 1.0, "density": 0.9, "gamma": 0.01, "lambda": 0.3}}},
@@ -86,8 +89,8 @@ def run(args) -> dict:
                "mergekit": ensure_mergekit(Path(args.peer_dir)) / "bin" / "python"}
     versions = {}
     for peer in ("fusionbench", "mergekit"):
-        todo = [j for j in job_list if j["peer"] == peer
-                and (args.rerun or not (work / peer / f"{j['name']}.safetensors").exists())]
+        todo = [j for j in job_list if j["peer"] == peer and (args.rerun or not (
+            work / peer / f"{j['name']}{'_t0' if j.get('task_aware') else ''}.safetensors").exists())]
         if todo:
             spec = {"threads": args.threads, "jobs": [dict(j["call"], name=j["name"]) for j in todo]}
             spec_path = work / f"{peer}_baseline_jobs.json"
@@ -108,12 +111,21 @@ def run(args) -> dict:
         ours = nbmerge.merge(method, base, experts, params)
         nb_time = time.perf_counter() - start
         peer_out = work / job["peer"]
-        theirs = load_state_dict(peer_out / f"{job['name']}.safetensors")
         peer_time = json.loads((peer_out / "timings.json").read_text())[job["name"]]
-        differing, total = entries_differing(ours, theirs)
+        if job.get("task_aware"):  # one model per task: the worst task is reported
+            pairs = [(model, load_state_dict(peer_out / f"{job['name']}_t{t}.safetensors"))
+                     for t, model in enumerate(ours)]
+        else:
+            pairs = [(ours, load_state_dict(peer_out / f"{job['name']}.safetensors"))]
+        compared = [compare(base, a, b) for a, b in pairs]
+        worst = max(compared, key=lambda c: c["max_rel_diff"])
+        worst["max_abs_diff"] = max(c["max_abs_diff"] for c in compared)
+        counts = [entries_differing(a, b) for a, b in pairs]
+        differing, total = sum(c[0] for c in counts), sum(c[1] for c in counts)
         row = {"job": job["name"], "method": method, "params": params, "peer": job["peer"],
                "peer_call": job["call"], "nbmerge_s": nb_time, "peer_s": peer_time, "speedup": peer_time / nb_time,
-               "entries_differing": differing, "entries": total, **compare(base, ours, theirs)}
+               "entries_differing": differing, "entries": total, "task_aware": bool(job.get("task_aware")),
+               **worst}
         rows.append(row)
         print(f"{job['name']:>18}: max rel diff {row['max_rel_diff']:.2e} ({differing} of {total} entries differ)  "
               f"nbmerge {nb_time:7.2f}s  {job['peer']} {peer_time:7.2f}s  ({row['speedup']:.2f}x)", flush=True)

@@ -91,6 +91,14 @@ def main(workdir, jobs_json):
                 elif method == "iso_cts":
                     tau = iso_cts(task_vectors, params["common_space_fraction"], accelerator="cpu",
                                   exclude_keys=[])
+                elif method == "emr":
+                    # task-aware: one model per task, θ₀ + (τ_uni ⊙ m_t)·λ_t, each written as <name>_t<t>
+                    from fusion_bench.method.emr_merging.utils import emr_merge
+
+                    unified, masks, rescalers = emr_merge(task_vectors)
+                    per_task = [{k: b[k] + unified[k] * masks[k][t] * rescalers[t] for k in keys}
+                                for t in range(len(task_vectors))]
+                    tau = None
                 elif method in ("consensus_ta", "consensus_ties"):
                     # TALL masks by FusionBench's port of the official function (flat vectors, parameter space,
                     # strict >); the consensus count has no FusionBench function: c = Σ_t m_t ≥ k, as the
@@ -115,14 +123,17 @@ def main(workdir, jobs_json):
                     tau = {k: v.detach() for k, v in tau.items()}
                 else:
                     raise SystemExit(f"unknown method {method}")
-                merged = state_dict_add(b, state_dict_mul(tau, scale))
+                merged = state_dict_add(b, state_dict_mul(tau, scale)) if tau is not None else None
             elapsed = time.perf_counter() - start
         del exps
         task_vectors = tau = exps_for_masks = None
-        tmp = out_dir / f".{name}.safetensors.tmp"
-        save_file({k: v.detach().contiguous() for k, v in merged.items()}, str(tmp))
-        tmp.replace(out_dir / f"{name}.safetensors")
-        del merged
+        outputs = {name: merged} if merged is not None else {f"{name}_t{t}": m for t, m in enumerate(per_task)}
+        for out_name, state in outputs.items():
+            tmp = out_dir / f".{out_name}.safetensors.tmp"
+            save_file({k: v.detach().contiguous() for k, v in state.items()}, str(tmp))
+            tmp.replace(out_dir / f"{out_name}.safetensors")
+        del merged, outputs
+        per_task = None
         timings[name] = elapsed
         timings_path.write_text(json.dumps(timings, indent=1))
         print(f"fusionbench {name}: {elapsed:.2f}s", flush=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from .. import protocol
+from ..taskaware import shown
 from ..device import resolve_device
 from ..diagnostics import FORCED_ON, GATED_OFF, LADDER, ace_params, effective
 from ..errors import NbmergeError
@@ -168,7 +169,8 @@ class Run:
         """Mean over the seeds (the chosen α of each seed listed)."""
         summaries = [test.summary(self.expert) for test in self.tests] if len(self.seeds) > 1 else [self.summary]
         tasks = list(summaries[0]["per_task"])
-        return {"method": self.label, "experts": self.experts, "seeds": len(self.seeds),
+        return {"method": shown(self.label, self.tuned.recipe.get("method", "")), "experts": self.experts,
+                "seeds": len(self.seeds),
                 "alpha": ", ".join(f"{a:g}" for a in self.alphas),
                 "val accuracy": float(sum(max(r["val_accuracy"] for r in t.curve) for _, t, _ in self.seeds)
                                       / len(self.seeds)),

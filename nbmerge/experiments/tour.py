@@ -21,6 +21,7 @@ from ..methods import get_method
 from ..metrics import normalized_mean
 from ..pools.zoo import expert_grams
 from ..walker import WalkOptions
+from ..taskaware import shown
 from .common import check_config
 
 # What each classic method fixes, in one line (shown in the comparison table and the notebook).
@@ -31,6 +32,8 @@ EXPLAINS = {
     "tsv": "keeps each task's top singular directions and whitens them so tasks stop overlapping",
     "cart": "the mean task vector plus each task's low-rank deviation from it",
     "pcb": "weights each entry by how much its own task and the others need it, keeps the top 5% per task",
+    "emr": "one unified task vector, with a mask and a rescaler per task (task t runs its own model)",
+    "tsv_c": "each task's own top singular directions (task t runs its own model)",
     "iso_cts": "flattens the spectrum of the common subspace, adds task-specific directions",
     "regmean": "solves for the weights that reproduce every expert's outputs on its inputs (needs Grams)",
     "ace": "RegMean's closed form with each task's input covariance estimated from its own task vector (no data)",
@@ -299,7 +302,8 @@ def comparison_rows(comparison: Comparison, notes: Optional[dict] = None) -> lis
              "normalized": 1.0, "vs reference": "", "what it does": "the ceiling: one model per task", **expert}]
     for name, runs in comparison.runs.items():
         versus = "reference" if name == comparison.reference else interval_text(comparison.versus.get(name))
-        rows.append({"method": name, "α": ", ".join(f"{a:g}" for a in comparison.alphas(name)),
+        rows.append({"method": shown(name, runs[0][0].recipe["method"]),
+                     "α": ", ".join(f"{a:g}" for a in comparison.alphas(name)),
                      "val": comparison.val_at_alpha(name), "test": comparison.mean_accuracy(name),
                      "normalized": comparison.normalized(name), "vs reference": versus,
                      "what it does": notes.get(runs[0][0].recipe["method"], ""), **comparison.accuracy(name)})
