@@ -27,8 +27,10 @@ def emr_parts(taus: list[dict[str, torch.Tensor]], keys: list[str]
               ) -> tuple[dict[str, torch.Tensor], list[dict[str, torch.Tensor]], torch.Tensor]:
     """(τ_uni per key, the masks per task and key, the rescalers λ) of EMR's steps 1–4."""
     unified, masks = {}, [{} for _ in taus]
-    numerator = torch.zeros(len(taus), dtype=torch.float64)
-    denominator = torch.zeros(len(taus), dtype=torch.float64)
+    # accumulated in the computation's dtype, as FusionBench does (float32 for float32 models): the same rescalers
+    dtype = taus[0][keys[0]].dtype if keys else torch.float32
+    numerator = torch.zeros(len(taus), dtype=dtype)
+    denominator = torch.zeros(len(taus), dtype=dtype)
     for key in keys:
         total = torch.zeros_like(taus[0][key])
         for tau in taus:
@@ -40,11 +42,13 @@ def emr_parts(taus: list[dict[str, torch.Tensor]], keys: list[str]
             masks[t][key] = mask
             magnitude = torch.where(mask & (tau[key].abs() > magnitude), tau[key].abs(), magnitude)
         unified[key] = sign * magnitude
-        for t, tau in enumerate(taus):
-            numerator[t] += tau[key].abs().mean(dtype=torch.float32).item() if tau[key].numel() else 0.0
-            denominator[t] += ((unified[key] * masks[t][key]).abs().mean(dtype=torch.float32).item()
-                               if tau[key].numel() else 0.0)
-    rescalers = torch.where(denominator > 0, numerator / denominator.clamp(min=1e-300), torch.zeros_like(numerator))
+        if taus[0][key].numel():
+            for t, tau in enumerate(taus):
+                numerator[t] += tau[key].abs().mean().item()
+                denominator[t] += (unified[key] * masks[t][key]).abs().mean().item()
+    safe = denominator > 0
+    rescalers = torch.where(safe, numerator / torch.where(safe, denominator, torch.ones_like(denominator)),
+                            torch.zeros_like(numerator))
     return unified, masks, rescalers
 
 
@@ -54,7 +58,7 @@ def emr(base, experts, *, scale: float = 1.0, walk=None, stream=False):
     """EMR-Merging: a unified task vector with per-task masks and rescalers (task-aware: one model per task)."""
     view, keys, theta0, taus = float_task_vectors(base, experts, walk)
     unified, masks, rescalers = emr_parts(taus, keys)
-    updates = [{key: (unified[key] * masks[t][key]) * float(rescalers[t]) for key in keys}
+    updates = [{key: (unified[key] * masks[t][key]) * rescalers[t].to(unified[key].device) for key in keys}
                for t in range(len(taus))]
     return TaskModels(assemble(view, keys, theta0, updates, scale),
                       info={"rescalers": [float(r) for r in rescalers], "task_aware": True})
