@@ -48,7 +48,9 @@ def peer_rows() -> dict[str, list[tuple[str, float, float]]]:
         out.setdefault(r["method"], []).append(("FusionBench 0.2.33", r["max_rel_diff"], r["speedup"]))
     baselines = _load("peer_baselines.json")
     for r in (baselines or {}).get("rows", []):
-        peer = {"fusionbench": "FusionBench 0.2.33 (TALL masks)", "mergekit": "mergekit 0.1.5"}[r["peer"]]
+        peer = {"fusionbench": "FusionBench 0.2.33", "mergekit": "mergekit 0.1.5"}[r["peer"]]
+        if r["method"] == "consensus":
+            peer += " (its port of the official TALL-mask function)"
         out.setdefault(r["method"], []).append((peer, r["max_rel_diff"], r["speedup"]))
     ace = _load("peer_ace.json")
     for r in (ace or {}).get("rows", []):

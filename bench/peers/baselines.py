@@ -175,7 +175,9 @@ def write_report(result: dict, out_dir: Path) -> None:
         "",
         "Wall time: the merge from in-memory tensors on each side (mergekit: `merge_tensors` per tensor, as its "
         "executor calls it), not file loading. Relative difference: max over tensors of max|θ_nbmerge − θ_peer| / "
-        "max|θ_peer − θ₀| (a task-aware method: over every task's model). The entry count says how many weights "
+        "max|θ_peer − θ₀| (a task-aware method: over every task's model). A peer's outputs and time come from the "
+        "run that first produced them (reused until `--rerun`), nbmerge's from this run. The entry count says how "
+        "many weights "
         "differ at all. Model Stock's update is tiny on random task vectors (their cosines are near 0, so t is "
         "too), which makes one float32 rounding of θ a large fraction of it.",
         "",
