@@ -41,8 +41,9 @@ def is_task_aware(value) -> bool:
 
 
 def shown(label: str, method: str) -> str:
-    """A table's name for ``method``: marked when it is task-aware, so that no reader takes it for one model."""
-    from .methods import get_method
+    """A table's name for ``method``: marked when it is task-aware, so that no reader takes it for one model (the
+    method must be registered: ``nbmerge.methods`` imported, as every notebook has)."""
+    from .registry import get_method
 
     try:
         aware = get_method(method).task_aware

@@ -351,6 +351,12 @@ PLAN: dict[str, Plan] = {
     "python -m bench.lowrank": Plan("help", "merges LoRA adapters over a Llama of 2 layers, both routes: minutes "
                                             "(tests/test_bench_lowrank.py runs it at toy widths)"),
     "make peer-fusionbench": Plan("make", "installs FusionBench into its own venv (1.8 GB, 40 min)"),
+    "make peer-baselines": Plan("make", "installs FusionBench and mergekit into their own venvs (3.4 GB) and merges "
+                                        "ViT-B/32-sized experts: about 15 minutes"),
+    "python -m bench.contention": Plan("help", "trains the text-micro suite 8 times beside a busy process: about "
+                                               "12 minutes"),
+    "python -m bench.method_table --write": Plan(
+        "help", "rewrites README.md itself (tests/test_docs.py checks that the table equals what it generates)"),
     # -- reports and notebooks
     "nbmerge report": Plan("dry-run", _REPORT_SLOW),
     "nbmerge report --smoke": Plan("dry-run", _REPORT_SLOW),
