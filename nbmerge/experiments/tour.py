@@ -310,6 +310,27 @@ def comparison_rows(comparison: Comparison, notes: Optional[dict] = None) -> lis
     return rows
 
 
+def test_accuracy_by_method(comparison: Comparison) -> dict[str, dict[str, float]]:
+    """{method: {task: test accuracy}} (mean over seeds), with the base and the experts: what the published CLIP
+    figures are set beside (``nbmerge.pools.published.beside_ours``)."""
+    out = {"base (zero-shot)": dict(comparison.base_test), "experts (own task)": dict(comparison.expert)}
+    for name in comparison.runs:
+        out[name] = comparison.accuracy(name)
+    return out
+
+
+def published_rows(zoo, comparison: Comparison) -> tuple[list[dict], str]:
+    """The published figures for this pool beside ours, and their source line; ([], why) when there are none."""
+    from ..pools.published import beside_ours, published_figures, source_line
+
+    suite = zoo.manifest.get("suite") or zoo.root.name
+    figures = published_figures(suite, zoo.manifest)
+    if figures is None:
+        return [], (f"no published figures for {suite}: they exist for pools imported from the TALL-masks "
+                    "checkpoints (clip-vit-b32-<n> or clip-vit-l14-<n>, n = 8/14/20, open_clip layout)")
+    return beside_ours(figures, test_accuracy_by_method(comparison)), source_line(figures)
+
+
 def curves(comparison: Comparison) -> dict:
     """Per model: the validation α-curve and the chosen α of each seed (for metrics.json and the figure)."""
     return {name: {"alpha": runs[0][0].alpha, "curve": runs[0][0].curve, "recipe": runs[0][0].recipe,

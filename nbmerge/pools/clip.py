@@ -301,7 +301,10 @@ def load_text_tower(text_model: PathLike, text_config: Union[None, str, Mapping]
                                   "text tower")
         clip = transformers.CLIPModel.from_pretrained(path, local_files_only=True, use_safetensors=True).eval()
         tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
-        return _HFTextTower(clip), lambda texts: tokenizer(texts, padding=True, truncation=True, return_tensors="pt")
+        # truncated at the text tower's positions (77 for CLIP), also when the tokenizer files set no model_max_length
+        positions = clip.config.text_config.max_position_embeddings
+        return _HFTextTower(clip), lambda texts: tokenizer(texts, padding=True, truncation=True, max_length=positions,
+                                                           return_tensors="pt")
     import open_clip
     from open_clip.model import CLIP
 
