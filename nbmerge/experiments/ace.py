@@ -87,18 +87,12 @@ def headline_runs(config: AceConfig) -> list[tuple[str, str, dict]]:
 
 
 def published_rows(lab: "Lab", runs: dict) -> tuple[list[dict], str]:
-    """The published figures for this pool beside the benchmark's test accuracies (mean over seeds), and their
-    source line; ([], why) when the pool is not made from the checkpoints they were published for."""
-    from ..pools.published import beside_ours, published_figures, source_line
+    """The published CLIP figures beside the benchmark's test accuracies (mean over seeds), and their source line
+    ([], why: none for this pool)."""
+    from ..pools.published import for_zoo
 
-    suite = lab.zoo.manifest.get("suite") or lab.zoo.root.name
-    figures = published_figures(suite, lab.zoo.manifest)
-    if figures is None:
-        return [], (f"no published figures for {suite}: they exist for pools imported from the TALL-masks "
-                    "checkpoints (clip-vit-b32-<n> or clip-vit-l14-<n>, n = 8/14/20, open_clip layout)")
     ours = {label: run.row()["per_task"] for label, run in runs.items()}
-    ours["experts (own task)"] = dict(lab.expert_accuracy)
-    return beside_ours(figures, ours), source_line(figures)
+    return for_zoo(lab.zoo, {**ours, "experts (own task)": dict(lab.expert_accuracy)})
 
 
 def validation_seeds(config: AceConfig) -> tuple:

@@ -320,15 +320,10 @@ def test_accuracy_by_method(comparison: Comparison) -> dict[str, dict[str, float
 
 
 def published_rows(zoo, comparison: Comparison) -> tuple[list[dict], str]:
-    """The published figures for this pool beside ours, and their source line; ([], why) when there are none."""
-    from ..pools.published import beside_ours, published_figures, source_line
+    """The published CLIP figures beside ours, and their source line ([], why: none for this zoo)."""
+    from ..pools.published import for_zoo
 
-    suite = zoo.manifest.get("suite") or zoo.root.name
-    figures = published_figures(suite, zoo.manifest)
-    if figures is None:
-        return [], (f"no published figures for {suite}: they exist for pools imported from the TALL-masks "
-                    "checkpoints (clip-vit-b32-<n> or clip-vit-l14-<n>, n = 8/14/20, open_clip layout)")
-    return beside_ours(figures, test_accuracy_by_method(comparison)), source_line(figures)
+    return for_zoo(zoo, test_accuracy_by_method(comparison))
 
 
 def curves(comparison: Comparison) -> dict:

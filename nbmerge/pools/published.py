@@ -70,6 +70,16 @@ def beside_ours(figures: dict, ours: dict[str, dict[str, float]]) -> list[dict]:
     return rows
 
 
+def for_zoo(zoo, ours: dict[str, dict[str, float]]) -> tuple[list[dict], str]:
+    """``beside_ours`` for an opened zoo or pool and its source line; ([], why) when it has no published figures."""
+    suite = zoo.manifest.get("suite") or zoo.root.name
+    figures = published_figures(suite, zoo.manifest)
+    if figures is None:
+        return [], (f"no published figures for {suite}: they exist for pools imported from the TALL-masks "
+                    "checkpoints (clip-vit-b32-<n> or clip-vit-l14-<n>, n = 8/14/20, open_clip layout)")
+    return beside_ours(figures, ours), source_line(figures)
+
+
 def source_line(figures: dict) -> str:
     s, e = figures["source"], figures["experts_source"]
     return (f"published figures ({figures['setting']}): {s['repository']} @ {s['commit'][:7]}, {s['path']} "
