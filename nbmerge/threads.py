@@ -2,10 +2,11 @@
 
 PyTorch's CPU kernels run one OpenMP thread per core. When another process keeps a core busy, the thread that
 shares its core runs at half speed and every parallel region waits for it; the spin-waiting of the others takes
-more from the neighbour. Measured on a 2-core machine with one busy Python loop beside it (reports/contention.md):
-two threads made the main job's work 2.4× slower (training 1.8×, evaluation 2.3×, merges 2.9×); one thread kept it
-within 1.2× of the idle run, whether or not the neighbour was there. OpenMP's passive waiting helped less and
-doubled the merges' time on an idle machine; a shorter spin made them slower still.
+more from the neighbour. Measured on a 2-core machine with one busy Python loop beside a slice of the main job
+(reports/contention.md): one thread per core made it 2.6× slower (training 2.2×, evaluation 2.8×, merges 2.9×);
+as many threads as idle cores kept it at 1.5× of the idle run, about what one core instead of two costs, and cost
+nothing on an idle machine. OpenMP's passive waiting doubled the merges' time on an idle machine
+(reports/contention_policies.md).
 
 :func:`adapt_threads` samples the CPU counters for a quarter of a second and sets torch's thread count to the
 number of cores that were idle (at least one). It is called where work starts: each ``nbmerge`` command, each zoo
