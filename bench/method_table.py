@@ -49,7 +49,7 @@ def peer_rows() -> dict[str, list[tuple[str, float, float]]]:
     baselines = _load("peer_baselines.json")
     for r in (baselines or {}).get("rows", []):
         peer = {"fusionbench": "FusionBench 0.2.33", "mergekit": "mergekit 0.1.5"}[r["peer"]]
-        if r["method"] == "consensus":
+        if r["method"] in ("consensus", "tall"):
             peer += " (its port of the official TALL-mask function)"
         out.setdefault(r["method"], []).append((peer, r["max_rel_diff"], r["speedup"]))
     ace = _load("peer_ace.json")

@@ -356,3 +356,18 @@ def files_tiny(tmp_path, tiny):
         save_state_dict(expert, tmp_path / "in" / f"e{i}.safetensors")
         paths.append(str(tmp_path / "in" / f"e{i}.safetensors"))
     return str(tmp_path / "in" / "base.safetensors"), paths, tmp_path / "out"
+
+
+def test_tall_masks_give_each_task_the_weights_it_needs(tiny64):
+    """Task t runs θ₀ + m_t ⊙ τ_MTL; the masks are the ones Consensus counts (k = 1 keeps a weight any mask has)."""
+    base, experts = tiny64
+    models = merge("tall", base, experts, {"lam": 0.4})
+    taus, keys = _taus(base, experts), _float_keys(base)
+    for t, model in enumerate(models):
+        expected = {}
+        for key in keys:
+            multi = sum(tau[key] for tau in taus)
+            mask = taus[t][key].abs() > 0.4 * (multi - taus[t][key]).abs()
+            expected[key] = base[key].double() + multi * mask
+        _close(model, expected, base, rtol=1e-9)
+    assert get_method_task_aware("tall")

@@ -3,7 +3,8 @@
     python -m bench.peers.baselines            # ViT-B/32 shapes, 8 tasks (reports/peer_baselines.md)
     python -m bench.peers.baselines --small    # 2 blocks of width 64, for a quick check
 
-* EMR-Merging against FusionBench 0.2.33's ``emr_merge`` (task-aware: every task's model compared).
+* EMR-Merging against FusionBench 0.2.33's ``emr_merge``, and TALL masks against its TALL-mask function (both
+  task-aware: every task's model compared).
 * Consensus TA and Consensus TIES against FusionBench 0.2.33's port of the official TALL-mask function
   (``fusion_bench.method.tall_mask.utils.generate_task_masks``; its TIES for the TIES variant). FusionBench has
   no consensus step of its own (its algorithm class also passes θ₀ where θ_t belongs, which makes the masks nearly
@@ -49,6 +50,8 @@ def jobs() -> list[dict]:
          "peer": "fusionbench", "call": {"method": "consensus_ta", "params": {"lam": 0.6, "k": 2, "scale": 1.0}}},
         {"name": "consensus_ties", "nb": ("consensus", {"lam": 0.4, "k": 2, "base_merge": "ties", "scale": 1.0}),
          "peer": "fusionbench", "call": {"method": "consensus_ties", "params": {"lam": 0.4, "k": 2, "scale": 1.0}}},
+        {"name": "tall", "nb": ("tall", {"lam": 0.6}), "peer": "fusionbench",
+         "call": {"method": "tall", "params": {"lam": 0.6}}, "task_aware": True},
         {"name": "emr", "nb": ("emr", {}), "peer": "fusionbench", "call": {"method": "emr", "params": {}},
          "task_aware": True},
         {"name": "breadcrumbs", "nb": ("breadcrumbs", {"density": 0.9, "gamma": 0.01, "merge": "sum", "scale": 0.3}),

@@ -71,7 +71,7 @@ def main(workdir, jobs_json):
                 scale = 1.0
             else:
                 task_vectors = [state_dict_sub(e, b) for e in exps]
-                exps_for_masks = list(exps) if method.startswith("consensus") else []
+                exps_for_masks = list(exps) if method.startswith("consensus") or method == "tall" else []
                 exps.clear()
                 scale = params.get("scale", 1.0)
                 if method == "task_arithmetic":
@@ -99,6 +99,21 @@ def main(workdir, jobs_json):
                     per_task = [{k: b[k] + unified[k] * masks[k][t] * rescalers[t] for k in keys}
                                 for t in range(len(task_vectors))]
                     tau = None
+                elif method == "tall":
+                    # task-aware: θ₀ + m_t ⊙ τ_MTL per task, the masks by FusionBench's port of the official function
+                    from fusion_bench.method.tall_mask.utils import generate_task_masks
+
+                    flat_tv = torch.vstack([state_dict_to_vector(tv, []) for tv in task_vectors])
+                    flat_ptm = state_dict_to_vector(b, [])
+                    flat_ft = torch.vstack([state_dict_to_vector(e, []) for e in exps_for_masks])
+                    multi = flat_tv.sum(0)
+                    masks = generate_task_masks(flat_tv, flat_ft, flat_ptm, tv=multi, tall_mask_lambda=params["lam"])
+                    per_task = []
+                    for t in range(len(task_vectors)):
+                        tv_t = vector_to_state_dict(multi * masks[t], {k: v.clone() for k, v in b.items()}, [])
+                        per_task.append(state_dict_add(b, tv_t))
+                    tau = None
+                    del flat_tv, flat_ft, masks
                 elif method in ("consensus_ta", "consensus_ties"):
                     # TALL masks by FusionBench's port of the official function (flat vectors, parameter space,
                     # strict >); the consensus count has no FusionBench function: c = Σ_t m_t ≥ k, as the
