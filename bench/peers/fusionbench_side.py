@@ -23,6 +23,19 @@ def load(path):
     return load_file(str(path))
 
 
+def tall_masks(task_vectors, experts, base, multi_task, lam):
+    """(τ_MTL, the T masks) on flat vectors: τ_MTL the sum ("ta") or TIES at 20 % summed ("ties"), the masks by
+    FusionBench's port of the official TALL-mask function (parameter space, strict >)."""
+    from fusion_bench.method.tall_mask.utils import generate_task_masks
+    from fusion_bench.method.ties_merging.ties_merging_utils import state_dict_to_vector, ties_merging
+
+    flat_tv = torch.vstack([state_dict_to_vector(tv, []) for tv in task_vectors])
+    flat_ft = torch.vstack([state_dict_to_vector(e, []) for e in experts])
+    multi = flat_tv.sum(0) if multi_task == "ta" else ties_merging(flat_tv, reset_thresh=20, merge_func="sum")
+    masks = generate_task_masks(flat_tv, flat_ft, state_dict_to_vector(base, []), tv=multi, tall_mask_lambda=lam)
+    return multi, masks
+
+
 def main(workdir, jobs_json):
     work = Path(workdir)
     jobs = json.loads(Path(jobs_json).read_text())
@@ -101,38 +114,23 @@ def main(workdir, jobs_json):
                     tau = None
                 elif method == "tall":
                     # task-aware: θ₀ + m_t ⊙ τ_MTL per task, the masks by FusionBench's port of the official function
-                    from fusion_bench.method.tall_mask.utils import generate_task_masks
-
-                    flat_tv = torch.vstack([state_dict_to_vector(tv, []) for tv in task_vectors])
-                    flat_ptm = state_dict_to_vector(b, [])
-                    flat_ft = torch.vstack([state_dict_to_vector(e, []) for e in exps_for_masks])
-                    multi = flat_tv.sum(0)
-                    masks = generate_task_masks(flat_tv, flat_ft, flat_ptm, tv=multi, tall_mask_lambda=params["lam"])
+                    multi, masks = tall_masks(task_vectors, exps_for_masks, b, "ta", params["lam"])
                     per_task = []
                     for t in range(len(task_vectors)):
                         tv_t = vector_to_state_dict(multi * masks[t], {k: v.clone() for k, v in b.items()}, [])
                         per_task.append(state_dict_add(b, tv_t))
                     tau = None
-                    del flat_tv, flat_ft, masks
+                    del masks
                 elif method in ("consensus_ta", "consensus_ties"):
                     # TALL masks by FusionBench's port of the official function (flat vectors, parameter space,
                     # strict >); the consensus count has no FusionBench function: c = Σ_t m_t ≥ k, as the
                     # official code builds it
-                    from fusion_bench.method.tall_mask.utils import generate_task_masks
-
-                    flat_tv = torch.vstack([state_dict_to_vector(tv, []) for tv in task_vectors])
-                    flat_ptm = state_dict_to_vector(b, [])
-                    flat_ft = torch.vstack([state_dict_to_vector(e, []) for e in exps_for_masks])
-                    if method == "consensus_ta":
-                        multi = flat_tv.sum(0)
-                    else:
-                        multi = ties_merging(flat_tv, reset_thresh=20, merge_func="sum")
-                    masks = generate_task_masks(flat_tv, flat_ft, flat_ptm, tv=multi,
-                                                tall_mask_lambda=params["lam"])
+                    multi, masks = tall_masks(task_vectors, exps_for_masks, b, method.removeprefix("consensus_"),
+                                              params["lam"])
                     consensus = masks.float().sum(0) >= params["k"]
                     tau = vector_to_state_dict(multi * consensus, {k: v.clone() for k, v in task_vectors[0].items()},
                                                [])
-                    del flat_tv, flat_ft, masks
+                    del masks
                 elif method == "wudi":
                     tau = wudi_merging(task_vectors, accelerator="cpu", iter_num=params["iters"], exclude_keys=[])
                     tau = {k: v.detach() for k, v in tau.items()}

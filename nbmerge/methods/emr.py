@@ -21,6 +21,7 @@ import torch
 
 from ..registry import register
 from ..taskaware import TaskModels, assemble, float_task_vectors
+from ..walker import sum_kernel
 
 
 def emr_parts(taus: list[dict[str, torch.Tensor]], keys: list[str]
@@ -32,9 +33,7 @@ def emr_parts(taus: list[dict[str, torch.Tensor]], keys: list[str]
     numerator = torch.zeros(len(taus), dtype=dtype)
     denominator = torch.zeros(len(taus), dtype=dtype)
     for key in keys:
-        total = torch.zeros_like(taus[0][key])
-        for tau in taus:
-            total += tau[key]
+        total = sum_kernel([tau[key] for tau in taus])
         sign = torch.where(total > 0, 1.0, -1.0).to(total.dtype)
         magnitude = torch.zeros_like(total)
         for t, tau in enumerate(taus):

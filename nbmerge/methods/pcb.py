@@ -28,7 +28,7 @@ import torch
 from ..errors import MethodError
 from ..registry import register
 from ..walker import ModelView, Rule, walk_merge
-from .ties import _slices, global_order_statistics
+from .ties import _slices, global_order_statistics, magnitudes
 
 CLIP = 0.01  # the winsorising fraction at each end (reference vision code)
 TINY = 1e-12
@@ -63,17 +63,14 @@ def pcb_prepare(view: ModelView, *, ratio: float = 0.05) -> dict:
     total = sum(math.prod(view.base.shape(key)) for key in keys)
     T, device = view.T, view.device
 
-    def magnitudes():
-        for key in keys:
-            for part in _slices(view.deltas(key)):
-                for t, delta in enumerate(part):
-                    yield t, delta.abs()
-
     def at(index: int) -> torch.Tensor:  # the index-th smallest (0-based) per task
         return torch.full((T,), min(max(index, 0), total - 1) + 1)
 
-    low = global_order_statistics(magnitudes, T, at(int(total * CLIP)), device)
-    high = global_order_statistics(magnitudes, T, at(int(total * (1 - CLIP) - 1)), device)
+    def absolute():
+        return magnitudes(view, keys)
+
+    low = global_order_statistics(absolute, T, at(int(total * CLIP)), device)
+    high = global_order_statistics(absolute, T, at(int(total * (1 - CLIP) - 1)), device)
     high = torch.maximum(high, low)
     maximum = torch.full((T,), -math.inf, device=device)
 

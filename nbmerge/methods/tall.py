@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ..registry import register
 from ..taskaware import TaskModels, assemble, float_task_vectors
+from ..walker import sum_kernel
 from .consensus import check_consensus_params, tall_masks
 
 
@@ -28,9 +29,7 @@ def tall(base, experts, *, lam: float = 0.6, scale: float = 1.0, walk=None, stre
     updates = [{} for _ in taus]
     for key in keys:
         deltas = [tau[key] for tau in taus]
-        multi = deltas[0].clone()
-        for delta in deltas[1:]:
-            multi += delta
+        multi = sum_kernel(deltas)
         masks = tall_masks(deltas, multi, lam, theta0[key])
         for t in range(len(taus)):
             updates[t][key] = multi * masks[t]

@@ -108,13 +108,15 @@ def global_thresholds(view: ModelView, keys: list[str], k: int) -> torch.Tensor:
     flattened model, found without it (``global_order_statistics``): two streaming reads of the experts and
     2 × 65536 counts per task, instead of a model-sized float32 buffer (4.4 GB for a 1.1 B-parameter model) and a
     selection over it."""
-    def magnitudes():
-        for key in keys:
-            for part in _slices(view.deltas(key)):
-                for t, delta in enumerate(part):
-                    yield t, delta.abs()
+    return global_order_statistics(lambda: magnitudes(view, keys), view.T, torch.full((view.T,), k), view.device)
 
-    return global_order_statistics(magnitudes, view.T, torch.full((view.T,), k), view.device)
+
+def magnitudes(view: ModelView, keys: list[str]):
+    """(task, |τ_t| of one slice) over the whole model: what the whole-model order statistics are taken of."""
+    for key in keys:
+        for part in _slices(view.deltas(key)):
+            for t, delta in enumerate(part):
+                yield t, delta.abs()
 
 
 def ties_prepare(view: ModelView, *, density: float = 0.2, merge: str = "mean") -> dict:
