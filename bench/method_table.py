@@ -5,7 +5,8 @@
 
 One row per registered method: the data it needs, whether it gives one model, whether LoRA adapter experts merge
 with it, and the peer it was checked against with the largest relative difference and the speed ratio found there
-(reports/peer_fusionbench.json, peer_baselines.json, peer_ace.json, mergekit.json). A method with no peer row says
+(reports/peer_fusionbench.json, peer_baselines.json, peer_regmean_plusplus.json, peer_ace.json,
+mergekit.json). A method with no peer row says
 how it is checked instead.
 """
 
@@ -52,6 +53,9 @@ def peer_rows() -> dict[str, list[tuple[str, float, float]]]:
         if r["method"] in ("consensus", "tall"):
             peer += " (its port of the official TALL-mask function)"
         out.setdefault(r["method"], []).append((peer, r["max_rel_diff"], r["speedup"]))
+    for r in (_load("peer_regmean_plusplus.json") or {}).get("rows", []):
+        out.setdefault(r["method"], []).append(("FusionBench 0.2.33 (its block-by-block driver, on a random BERT)",
+                                                r["max_rel_diff"], r["speedup"]))
     ace = _load("peer_ace.json")
     for r in (ace or {}).get("rows", []):
         if r.get("dtype") == "float32":

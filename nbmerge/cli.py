@@ -291,6 +291,11 @@ def cmd_stats(args) -> int:
         raise NbmergeError(f"--n must be positive, got {args.n}")
     if args.seed < 0:
         raise NbmergeError(f"--seed must be >= 0, got {args.seed}")
+    if args.sequential == (args.model is not None):
+        raise NbmergeError("give --model (RegMean's Grams of one checkpoint) or --sequential (RegMean++'s Grams of "
+                           "the suite's experts), not both")
+    if args.sequential and not 0.0 <= args.offdiag_scale <= 1.0:
+        raise NbmergeError(f"--offdiag-scale must be in [0, 1], got {args.offdiag_scale}")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise NbmergeError(f"--out {out} is a file: stats writes one Gram file per task into a folder")
@@ -299,7 +304,16 @@ def cmd_stats(args) -> int:
     if args.n > available:
         raise NbmergeError(f"--n {args.n}: the suite's smallest training split has {available} examples; "
                            f"give at most {available}")
-    result = collect_grams(zoo, _finite_model(load_state_dict(args.model), args.model), args.n, seed=args.seed)
+    extra = {}
+    if args.sequential:
+        from .methods.regmean_plusplus import RECORDED
+        from .pools.sequential import sequential_grams
+
+        result = dict(zip(zoo.tasks, sequential_grams(zoo, args.n, seed=args.seed, offdiag_scale=args.offdiag_scale,
+                                                      log=lambda m: print(m, file=sys.stderr))))
+        extra = {"recorded": RECORDED, "offdiag_scale": repr(float(args.offdiag_scale))}
+    else:
+        result = collect_grams(zoo, _finite_model(load_state_dict(args.model), args.model), args.n, seed=args.seed)
     bad = [task for task, stats in result.items()
            if not all(bool(g.isfinite().all()) for g in stats["grams"].values())]
     if bad:
@@ -308,7 +322,7 @@ def cmd_stats(args) -> int:
     for task, stats in result.items():
         save_state_dict(stats["grams"], out / f"{task}.safetensors",
                         metadata={"examples": str(stats["examples"]), "tokens": str(stats["tokens"]),
-                                  "task": task})
+                                  "task": task, **extra})
     print(f"wrote Grams for {len(result)} tasks to {out} (one file per task, in suite order: "
           + " ".join(f"{task}.safetensors" for task in result) + ")")
     return 0
@@ -364,8 +378,8 @@ def cmd_bmm_search(args) -> int:
 #: the registered methods, listed here so that building the parser imports no method (a test keeps it equal to the
 #: registry)
 METHODS = ("ace", "average", "bmm", "breadcrumbs", "cart", "consensus", "dare", "emr", "fisher", "iso_c", "iso_cts",
-           "model_stock", "mog_em", "pcb", "regmean", "tall", "task_arithmetic", "ties", "tsv", "tsv_c", "wudi",
-           "wudi_closed_form")
+           "model_stock", "mog_em", "pcb", "regmean", "regmean_plusplus", "tall", "task_arithmetic", "ties", "tsv",
+           "tsv_c", "wudi", "wudi_closed_form")
 CACHE_HELP = "cache folder (default $NBMERGE_CACHE or ~/.cache/nbmerge)"
 SUITE_HELP = "a built zoo suite or an imported pool"
 
@@ -497,7 +511,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("stats", help="input Grams of every linear weight, per task")
     p.add_argument("--suite", required=True, help=SUITE_HELP)
-    p.add_argument("--model", required=True, help="checkpoint whose linear layers' inputs are recorded")
+    p.add_argument("--model", default=None, help="checkpoint whose linear layers' inputs are recorded (RegMean's "
+                   "Grams: give each expert and keep its own task's file)")
+    p.add_argument("--sequential", action="store_true",
+                   help="RegMean++'s Grams instead: the suite's own experts, each block recorded on inputs that "
+                        "passed through the merged earlier blocks (one file per expert, for regmean_plusplus)")
+    p.add_argument("--offdiag-scale", type=float, default=0.95,
+                   help="with --sequential: RegMean's shrinkage the earlier blocks are merged with (merge with the "
+                        "same offdiag_scale)")
     p.add_argument("--n", type=int, default=256, help="calibration examples per task (training split)")
     p.add_argument("--out", required=True, help="folder for one Gram file per task")
     p.add_argument("--seed", type=int, default=0, help="seed of the calibration sample")

@@ -527,10 +527,22 @@ def agreement(a: Predictions, b: Predictions) -> float:
 
 # ------------------------------------------------------------------------------ registered methods, tuned alike
 
-def gram_name(examples: int, seed: int = 0) -> str:
+#: methods whose Grams are recorded through the merged earlier blocks (``pools.sequential``), not on each expert
+SEQUENTIAL_GRAMS = frozenset({"regmean_plusplus"})
+
+
+def gram_kind(method: str) -> str:
+    """``"sequential"`` for a method that needs RegMean++'s Grams, ``"data"`` for every other."""
+    return "sequential" if method in SEQUENTIAL_GRAMS else "data"
+
+
+def gram_name(examples: int, seed: int = 0, kind: str = "data") -> str:
     """How recipes name data Grams: each expert's input Grams on ``examples`` training examples of its own task,
-    sampled with ``seed`` (``pools.zoo.expert_grams``)."""
-    return f"data:{examples}:{seed}"
+    sampled with ``seed`` (``pools.zoo.expert_grams``); ``kind="sequential"``: RegMean++'s, recorded through the
+    merged earlier blocks on the same examples (``pools.sequential.sequential_grams``)."""
+    if kind not in ("data", "sequential"):
+        raise NbmergeError(f"gram kind must be 'data' or 'sequential', got {kind!r}")
+    return f"{kind}:{examples}:{seed}"
 
 
 def method_recipe(method: str, params: Optional[Mapping] = None, grams: Optional[str] = None,

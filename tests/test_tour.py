@@ -76,19 +76,29 @@ def test_claims_take_the_four_outcomes():
                               "tsv": (0.6, 1.4, 0.6),        # the same predictions as task arithmetic: collapsed
                               "iso_cts": (0.5, 4.0, 0.5)})
     claims = {c.id: c for c in tour_claims.tour_claims(comparison)}
-    assert [c for c in claims] == ["T1", "T2", "T3", "T4", "T5", "T6", "T7"]
+    assert [c for c in claims] == ["T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8"]
     assert claims["T1"].verdict == "held" and "+11.1" in claims["T1"].ours      # (0.7 − 0.6) / 0.9
     assert "ties 1; task_arithmetic 0.3" in claims["T1"].evidence               # each model's own α
     assert claims["T2"].verdict == "not tested" and "collapsed" in claims["T2"].evidence
     assert claims["T3"].verdict == "contradicted"                               # the interval is below 0
     assert claims["T4"].verdict == "not tested" and "regmean was not run" in claims["T4"].evidence
     assert claims["T6"].verdict == claims["T7"].verdict == "not tested"
+    assert claims["T8"].verdict == "not tested" and "regmean_plusplus was not run" in claims["T8"].evidence
     for c in claims.values():
         assert "arXiv" in c.source and ".md" not in c.source and c.suite == "toy" and c.paper and c.setting
         assert c.verdict in ("held", "contradicted", "inconclusive", "not tested")
         assert "did not hold" not in c.evidence and "did not hold" not in c.verdict
         assert c.decision is not None and c.decision.outcome == c.verdict
     assert claims["T1"].decision.effect == pytest.approx(4.3) and claims["T1"].decision.threshold == 0.0
+
+
+def test_regmean_plusplus_is_decided_against_regmean_not_task_arithmetic():
+    comparison = _comparison({"task_arithmetic": (0.5, 0.3, 0.5), "regmean": (0.6, 1.0, 0.6),
+                              "regmean_plusplus": (0.7, 1.0, 0.7)})
+    t8 = {c.id: c for c in tour_claims.tour_claims(comparison)}["T8"]
+    assert t8.verdict == "held" and "regmean_plusplus − regmean" in t8.evidence
+    assert "+11.1" in t8.ours                                   # (0.7 − 0.6) / 0.9, not against task arithmetic
+    assert t8.decision.effect == pytest.approx(2.0) and "84.4" in t8.paper
 
 
 def test_a_gain_below_the_papers_effect_is_contradicted_and_a_noisy_one_is_inconclusive():
@@ -258,9 +268,9 @@ def test_the_tour_on_micro_goes_through_the_trial_cache(micro_cache, monkeypatch
         cache = tour.trials(zoo, config)
         source = tour.gram_source(zoo, config)
 
-        def grams():
+        def grams(kind="data"):
             collected.append(1)
-            return source()
+            return source(kind)
         comparison = tour.compare_methods(zoo, config, base, experts, cache, grams)
         bmm = tour.bmm_section(zoo, config, base, experts, comparison, cache, grams)
         return comparison, bmm, cache

@@ -19,7 +19,7 @@ from ..errors import NbmergeError
 from ..merging import merge
 from ..methods import get_method
 from ..metrics import normalized_mean
-from ..pools.zoo import expert_grams
+from ..pools.sequential import grams_of_kind
 from ..walker import WalkOptions
 from ..taskaware import shown
 from .common import check_config
@@ -36,6 +36,7 @@ EXPLAINS = {
     "tsv_c": "each task's own top singular directions (task t runs its own model)",
     "iso_cts": "flattens the spectrum of the common subspace, adds task-specific directions",
     "regmean": "solves for the weights that reproduce every expert's outputs on its inputs (needs Grams)",
+    "regmean_plusplus": "RegMean, block by block, on the inputs the merged earlier blocks produce (needs data)",
     "ace": "RegMean's closed form with each task's input covariance estimated from its own task vector (no data)",
     "bmm": "a Bayesian regression of each layer, with an anchor merge as the prior mean",
 }
@@ -48,7 +49,6 @@ GRAM_SOURCES = ("data", "task_vector")
 GRAM_LABELS = {"data": "data-assisted", "task_vector": "data-free"}
 DATA_GRAMS = ("data", "hybrid")   # BMM's `gram` sources that read data Grams
 BMM_LOG10_RHO = -1.0            # the registered bmm's default prior strength (23_bmm_search.ipynb tunes it)
-
 
 
 @dataclass(frozen=True)
@@ -102,13 +102,14 @@ def trials(zoo, config: TourConfig) -> protocol.TrialCache:
 
 
 def gram_source(zoo, config: TourConfig):
-    """Data Grams as a function collected on first call only: a run whose merges are all cached needs none."""
-    held: list = []
+    """Data Grams as a function collected on first call only: a run whose merges are all cached needs none.
+    ``grams("sequential")``: RegMean++'s (recorded through the merged earlier blocks), also once."""
+    held: dict = {}
 
-    def grams():
-        if not held:
-            held.append(expert_grams(zoo, config.gram_examples, config.seed))
-        return held[0]
+    def grams(kind: str = "data"):
+        if kind not in held:
+            held[kind] = grams_of_kind(zoo, kind, config.gram_examples, config.seed)
+        return held[kind]
     return grams
 
 
@@ -147,13 +148,14 @@ def tune_and_test(cache, method: str, base: dict, experts: list[dict], grams, co
     on a cache miss; seeds that choose the same α share their test predictions."""
     params = dict(PARAMS.get(method, {}) if params is None else params)
     data = uses_data(method, params)
-    recipe = protocol.method_recipe(method, params, protocol.gram_name(config.gram_examples, config.seed)
+    kind = protocol.gram_kind(method)   # RegMean++'s Grams are recorded at its default offdiag_scale
+    recipe = protocol.method_recipe(method, params, protocol.gram_name(config.gram_examples, config.seed, kind)
                                     if data else None)
     held: dict = {}
 
     def merged_at_one():
         if "state" not in held:
-            held["state"] = merge(method, base, experts, {**params, "scale": 1.0}, grams=grams() if data else None,
+            held["state"] = merge(method, base, experts, {**params, "scale": 1.0}, grams=grams(kind) if data else None,
                                   walk=WalkOptions(device=config.device))
         return held["state"]
 

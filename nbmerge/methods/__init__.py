@@ -3,7 +3,7 @@
 from ..registry import Method, all_methods, get_method
 from . import (  # noqa: F401
     ace, average, bmm, breadcrumbs, cart, consensus, dare, emr, fisher, iso_c, iso_cts, model_stock, mog_em, pcb,
-    regmean, tall, task_arithmetic, ties, tsv, tsv_c, wudi,
+    regmean, regmean_plusplus, tall, task_arithmetic, ties, tsv, tsv_c, wudi,
 )
 
 __all__ = ["Method", "all_methods", "get_method"]

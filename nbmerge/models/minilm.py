@@ -161,8 +161,12 @@ class LinearGramRecorder:
 
     def _add(self, key: str, inputs: torch.Tensor) -> None:
         flat = inputs.detach().reshape(-1, inputs.shape[-1])
-        if self._mask is not None and flat.shape[0] == self._mask.numel():
-            flat = flat[self._mask.reshape(-1)]
+        mask = self._mask
+        if mask is not None and inputs.dim() >= 3 and inputs.shape[0] == mask.shape[0]:
+            # the encoder drops a batch's all-padding columns (SentenceEncoder): the mask loses the same columns
+            mask = mask[:, :inputs.shape[-2]]
+        if mask is not None and flat.shape[0] == mask.numel():
+            flat = flat[mask.reshape(-1)]
         flat = flat.double()
         gram = flat.T @ flat
         self.grams[key] = self.grams[key] + gram if key in self.grams else gram
