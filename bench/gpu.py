@@ -290,8 +290,9 @@ def warm_up(methods: Sequence[str], device: str, seed: int) -> None:
     stats = {"grams": [{k: torch.eye(s[1]) for k, s in shapes.items() if is_linear_weight(k, s)}] * 3,
              "fishers": [{k: torch.ones(s) for k, s in shapes.items() if is_linear_weight(k, s)}] * 3}
     for method in methods:
-        kwargs = {name: stats[name] for name in get_method(method).needs}
-        merge(method, base, experts, walk=WalkOptions(device=device), **kwargs)
+        count = get_method(method).max_experts or len(experts)
+        kwargs = {name: stats[name][:count] for name in get_method(method).needs}
+        merge(method, base, experts[:count], walk=WalkOptions(device=device), **kwargs)
     synchronize(device)
 
 
@@ -409,9 +410,9 @@ def _run_block(report: dict, root: Path, shape: str, tower: Mapping[str, Any], d
     base_state = None
     try:
         for suite in suites:
-            tasks = SUITES[suite][1]
-            experts = [str(p) for p in files.experts[:tasks]]
             for method in methods:
+                tasks = min(SUITES[suite][1], get_method(method).max_experts or SUITES[suite][1])  # SLERP: one
+                experts = [str(p) for p in files.experts[:tasks]]
                 if budget.spent():
                     report["results"].append(_skipped(suite, dtype_name, method, "time budget spent"))
                     continue

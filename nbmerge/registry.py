@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from .errors import MethodError, did_you_mean
 
@@ -44,6 +44,8 @@ class Method:
     optional: tuple[str, ...] = ()
     #: one model per task (nbmerge.taskaware.TaskModels), not a single merged model: needs the task at inference
     task_aware: bool = False
+    #: the most experts the method merges (SLERP: one, into the base); None: any number
+    max_experts: Optional[int] = None
 
     @property
     def data_free(self) -> bool:
@@ -114,7 +116,7 @@ def coerce(value: Any, default: Any, where: str) -> Any:
 
 
 def register(name: str, *, paper: str, help: dict[str, str], needs: tuple[str, ...] = (),
-             optional: tuple[str, ...] = (), task_aware: bool = False):
+             optional: tuple[str, ...] = (), task_aware: bool = False, max_experts: Optional[int] = None):
     """Register a merge function under ``name`` with its paper link and parameter meanings."""
 
     def wrap(fn: Callable) -> Callable:
@@ -135,7 +137,8 @@ def register(name: str, *, paper: str, help: dict[str, str], needs: tuple[str, .
         summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else name
         if name in _REGISTRY:
             raise TypeError(f"method {name!r} registered twice")
-        _REGISTRY[name] = Method(name, fn, paper, summary, tuple(needs), params, tuple(optional), task_aware)
+        _REGISTRY[name] = Method(name, fn, paper, summary, tuple(needs), params, tuple(optional), task_aware,
+                                 max_experts)
         fn.method = _REGISTRY[name]
         return fn
 

@@ -9,8 +9,10 @@
   (``fusion_bench.method.tall_mask.utils.generate_task_masks``; its TIES for the TIES variant). FusionBench has
   no consensus step of its own (its algorithm class also passes θ₀ where θ_t belongs, which makes the masks nearly
   dense): the side script counts the masks as the official code does.
-* Model Breadcrumbs (sum and TIES sign election) and Model Stock (per tensor and per row) against mergekit
-  0.1.5's in-memory API, tensor by tensor.
+* Model Breadcrumbs (sum and TIES sign election), DELLA (``della`` and ``della_linear``, mergekit's global seed set
+  per tensor to nbmerge's mask seed), SLERP (the base and the first expert), the Karcher mean (the experts alone:
+  mergekit counts a given base as one more input) and Model Stock (per tensor and per row) against mergekit 0.1.5's
+  in-memory API, tensor by tensor.
 * CART and PCB have no peer that runs offline here (FusionBench 0.2.33 has neither; the official repositories are
   research scripts tied to their datasets, and CART's carries no licence): they are checked against a float64
   reference of each paper's steps on the whole flattened model, in ``tests/test_baselines.py``, and the report says so.
@@ -61,6 +63,18 @@ def jobs() -> list[dict]:
                                                             "scale": 0.5}),
          "peer": "mergekit", "call": {"method": "breadcrumbs_ties",
                                       "params": {"weight": 1.0, "density": 0.8, "gamma": 0.05, "lambda": 0.5}}},
+        {"name": "della", "nb": ("della", {"density": 0.5, "epsilon": 0.15, "merge": "ties", "seed": 0}),
+         "peer": "mergekit", "seeded": True,
+         "call": {"method": "della", "params": {"weight": 1.0, "density": 0.5, "epsilon": 0.15, "lambda": 1.0}}},
+        {"name": "della_linear", "nb": ("della", {"density": 0.6, "epsilon": 0.1, "merge": "sum", "seed": 0,
+                                                  "scale": 0.3}),
+         "peer": "mergekit", "seeded": True,
+         "call": {"method": "della_linear", "params": {"weight": 1.0, "density": 0.6, "epsilon": 0.1,
+                                                       "lambda": 0.3}}},
+        {"name": "slerp", "nb": ("slerp", {"t": 0.3}), "peer": "mergekit", "experts": 1,
+         "call": {"method": "slerp", "params": {"t": 0.3}, "experts": 1}},
+        {"name": "karcher", "nb": ("karcher", {}), "peer": "mergekit",
+         "call": {"method": "karcher", "params": {"max_iter": 10, "tol": 1e-5}, "with_base": False}},
         {"name": "model_stock", "nb": ("model_stock", {}), "peer": "mergekit",
          "call": {"method": "model_stock", "params": {}}},
         {"name": "model_stock_rows", "nb": ("model_stock", {"filter_wise": True}), "peer": "mergekit",
@@ -74,6 +88,16 @@ TOY_ONLY = [
     ("pcb", "ratio ∈ {0.05, 0.2, 1.0}, λ = 1.2; 96 tasks and an all-zero task vector stay finite",
      "none runs here: not in FusionBench 0.2.33; the official code is a research script tied to its datasets"),
 ]
+
+
+def seeds(job: dict, keys: list[str]) -> dict:
+    """For a stochastic job, the per-tensor seed of nbmerge's masks, which the peer sets as torch's global seed
+    before its call on that tensor (it then draws the same masks)."""
+    if not job.get("seeded"):
+        return {}
+    from nbmerge.methods.della import tensor_seed
+
+    return {"seeds": {k: tensor_seed(job["nb"][1].get("seed", 0), k) for k in keys}}
 
 
 def entries_differing(ours: dict, theirs: dict) -> tuple[int, int]:
@@ -102,7 +126,8 @@ def run(args) -> dict:
             work / peer / f"{j['name']}{'_t0' if j.get('task_aware') else ''}.safetensors").exists())]
         if todo:
             spec = {"threads": args.threads, "jobs": [dict(j["call"], name=j["name"], keys=subset if peer ==
-                                                           "fusionbench" else None) for j in todo]}
+                                                           "fusionbench" else None, **seeds(j, all_keys))
+                                                      for j in todo]}
             spec_path = work / f"{peer}_baseline_jobs.json"
             spec_path.write_text(json.dumps(spec))
             subprocess.run([str(pythons[peer]), str(SIDES[peer]), str(work), str(spec_path)], check=True,
@@ -118,7 +143,7 @@ def run(args) -> dict:
     for job in job_list:
         method, params = job["nb"]
         keys = subset if job["peer"] == "fusionbench" else all_keys
-        b, exps = {k: base[k] for k in keys}, [{k: e[k] for k in keys} for e in experts]
+        b, exps = {k: base[k] for k in keys}, [{k: e[k] for k in keys} for e in experts[:job.get("experts")]]
         start = time.perf_counter()
         ours = nbmerge.merge(method, b, exps, params)
         nb_time = time.perf_counter() - start

@@ -30,14 +30,21 @@ def main(workdir, jobs_json):
     timings = json.loads(timings_path.read_text()) if timings_path.exists() else {}
     for job in jobs["jobs"]:
         name, method, params = job["name"], job["method"], job.get("params", {})
+        # "experts": only the first N (slerp takes one); "with_base": false merges the experts alone (karcher treats a
+        # base as one more input); "seeds": per tensor, torch's global seed set just before its call (DELLA's masks)
+        chosen = experts[:job["experts"]] if job.get("experts") else experts
+        with_base, seeds = job.get("with_base", True), job.get("seeds") or {}
         merged = {}
         start = time.perf_counter()
         for key, value in base.items():
             if not value.is_floating_point():
                 merged[key] = value
                 continue
-            merged[key] = merge_tensors([value, *[e[key] for e in experts]], method, base_index=0,
-                                        parameters=params, dtype=torch.float32)
+            if key in seeds:
+                torch.manual_seed(seeds[key])
+            inputs = [value, *[e[key] for e in chosen]] if with_base else [e[key] for e in chosen]
+            merged[key] = merge_tensors(inputs, method, base_index=0 if with_base else None, parameters=params,
+                                        dtype=torch.float32)
         elapsed = time.perf_counter() - start
         tmp = out_dir / f".{name}.safetensors.tmp"
         save_file({k: v.detach().contiguous() for k, v in merged.items()}, str(tmp))

@@ -123,9 +123,10 @@ def run(args) -> dict:
     work = Path(args.work_dir or Path(args.peer_dir) / f"work-regmean-pp-{args.width}-{args.layers}-{args.tasks}")
     spec = make_inputs(work, args)
     python = ensure_peer_venv(Path(args.peer_dir))
-    if args.rerun or not (work / "fusionbench" / "regmean_plusplus.safetensors").exists():
-        subprocess.run([str(python), str(SIDE), str(work)], check=True,
-                       env=dict(os.environ, OMP_NUM_THREADS=str(args.threads)))
+    for precision, name in (("float32", "regmean_plusplus"), ("float64", "regmean_plusplus_float64")):
+        if args.rerun or not (work / "fusionbench" / f"{name}.safetensors").exists():
+            subprocess.run([str(python), str(SIDE), str(work), precision], check=True,
+                           env=dict(os.environ, OMP_NUM_THREADS=str(args.threads)))
     version = subprocess.run([str(python), "-c", "import torch, importlib.metadata as m; "
                               "print(torch.__version__, m.version('fusion-bench'))"],
                              capture_output=True, text=True, check=True).stdout.split()
@@ -138,10 +139,15 @@ def run(args) -> dict:
                                                 "params": {"reduce_non_diagonal_ratio": spec["offdiag_scale"]}},
            "keys": "all", "nbmerge_s": nb_time, "peer_s": peer_time, "speedup": peer_time / nb_time,
            **compare(base, merged, theirs)}
+    # which side carries the rounding: both against FusionBench's driver run in float64 throughout
+    exact = load_state_dict(work / "fusionbench" / "regmean_plusplus_float64.safetensors")
+    row.update(nbmerge_vs_float64=compare(base, merged, exact)["max_rel_diff"],
+               peer_vs_float64=compare(base, theirs, exact)["max_rel_diff"])
     # the control: plain RegMean against the same peer output, so the check can tell RegMean++ from RegMean
     control = compare(base, plain, theirs)
     print(f"regmean_plusplus: max rel diff {row['max_rel_diff']:.2e} (plain RegMean vs the peer: "
-          f"{control['max_rel_diff']:.2e})  nbmerge {nb_time:.2f}s  fusionbench {peer_time:.2f}s "
+          f"{control['max_rel_diff']:.2e}; vs float64: nbmerge {row['nbmerge_vs_float64']:.2e}, fusionbench "
+          f"{row['peer_vs_float64']:.2e})  nbmerge {nb_time:.2f}s  fusionbench {peer_time:.2f}s "
           f"({row['speedup']:.2f}x)", flush=True)
     return {"config": {k: spec[k] for k in ("bert", "tasks", "examples", "offdiag_scale", "threads")},
             "noise": args.noise, "length": args.length, "seed": args.seed,
@@ -172,12 +178,17 @@ def write_report(result: dict, out_dir: Path) -> None:
         "(`bench/peers/regmean_plusplus_side.py`). nbmerge side: `nbmerge.pools.sequential.record_sequential`, then "
         "`regmean_plusplus`. Wall time: the whole merge from in-memory weights and inputs on each side.",
         "",
+        "The last two columns measure both float32 results against FusionBench's driver run in float64 throughout "
+        "(models, activations, Grams, inverse): they say which side carries the rounding. FusionBench keeps float32 "
+        "mean Grams and inverts their sum explicitly; nbmerge keeps float64 sum Grams and solves by Cholesky in "
+        "float64.",
+        "",
         "| method | nbmerge parameters | peer (call) | max abs diff | max rel diff | worst tensor | nbmerge s | peer s "
-        "| speed-up |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| speed-up | nbmerge vs fp64 | peer vs fp64 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
         f"| regmean_plusplus | offdiag_scale={c['offdiag_scale']} | FusionBench `RegMeanAlgorithmPlusPlus.run` | "
         f"{r['max_abs_diff']:.2e} | {r['max_rel_diff']:.2e} | `{r['worst_key']}` | {r['nbmerge_s']:.2f} | "
-        f"{r['peer_s']:.2f} | {r['speedup']:.2f}× |",
+        f"{r['peer_s']:.2f} | {r['speedup']:.2f}× | {r['nbmerge_vs_float64']:.2e} | {r['peer_vs_float64']:.2e} |",
         "",
         f"Control: plain RegMean (each expert's own Grams) against the same FusionBench output differs by "
         f"{result['control_plain_regmean']['max_rel_diff']:.2e} (relative), at "

@@ -1,12 +1,14 @@
 """FusionBench side of the RegMean++ peer check. Runs in FusionBench's own venv; imports nothing from nbmerge.
 
-Usage: <fusionbench-python> regmean_plusplus_side.py WORKDIR
+Usage: <fusionbench-python> regmean_plusplus_side.py WORKDIR [float64]
 Reads WORKDIR/config.json (a BERT configuration), WORKDIR/base.safetensors, WORKDIR/experts/<t>.safetensors and
 WORKDIR/inputs/<t>.safetensors (token ids, no padding), keys under nbmerge's ``bert.`` prefix. Runs FusionBench
 0.2.33's ``RegMeanAlgorithmPlusPlus.run`` (its block-by-block driver and its RegMean merge) with the hooks its CLIP
 subclass implements written for a BERT encoder: the embeddings averaged, each layer's inputs its merged
 predecessor's outputs, each ``nn.Linear``'s mean input Gram recorded by a forward hook on the expert's layer.
-Writes WORKDIR/fusionbench/regmean_plusplus.safetensors and the wall time of ``run`` to timings.json.
+Writes WORKDIR/fusionbench/regmean_plusplus.safetensors and the wall time of ``run`` to timings.json; with
+``float64``, the same in float64 (models, activations, Grams, inverse) as regmean_plusplus_float64.safetensors: the
+reference both float32 results are measured against.
 """
 
 import contextlib
@@ -20,7 +22,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 
-def main(workdir):
+def main(workdir, precision="float32"):
     from fusion_bench.method.regmean_plusplus.regmean_plusplus import RegMeanAlgorithmPlusPlus
     from fusion_bench.modelpool import BaseModelPool
     from transformers import BertConfig, BertModel
@@ -31,10 +33,13 @@ def main(workdir):
     config = BertConfig(**spec["bert"])
     names = spec["tasks"]
 
+    dtype = torch.float64 if precision == "float64" else torch.float32
+    job = "regmean_plusplus" + ("_float64" if precision == "float64" else "")
+
     def model(path):
         m = BertModel(config, add_pooling_layer=False)
         m.load_state_dict({k.removeprefix("bert."): v for k, v in load_file(str(path)).items()}, strict=True)
-        return m.eval()
+        return m.to(dtype).eval()
 
     models = {"_pretrained_": model(work / "base.safetensors")}
     models.update({t: model(work / "experts" / f"{t}.safetensors") for t in names})
@@ -93,11 +98,14 @@ def main(workdir):
     out = work / "fusionbench"
     out.mkdir(exist_ok=True)
     state = {f"bert.{k}": v.detach().contiguous() for k, v in merged.state_dict().items()}
-    save_file(state, str(out / ".regmean_plusplus.safetensors.tmp"))
-    (out / ".regmean_plusplus.safetensors.tmp").replace(out / "regmean_plusplus.safetensors")
-    (out / "timings.json").write_text(json.dumps({"regmean_plusplus": elapsed}, indent=1))
-    print(f"fusionbench regmean_plusplus: {elapsed:.2f}s", flush=True)
+    save_file(state, str(out / f".{job}.safetensors.tmp"))
+    (out / f".{job}.safetensors.tmp").replace(out / f"{job}.safetensors")
+    timings_path = out / "timings.json"
+    timings = json.loads(timings_path.read_text()) if timings_path.exists() else {}
+    timings[job] = elapsed
+    timings_path.write_text(json.dumps(timings, indent=1))
+    print(f"fusionbench {job}: {elapsed:.2f}s", flush=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:3])
