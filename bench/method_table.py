@@ -26,6 +26,8 @@ OTHER_CHECKS = {
     "average": "identity with task arithmetic at α = 1/T (tests/test_methods.py)",
     "bmm": "the paper's closed forms and BO protocol, against float64 solves (tests/test_bmm.py)",
     "cart": "a float64 reference of the paper's steps (tests/test_baselines.py); no runnable peer",
+    "knots": "the official steps written out on LoRA adapters (tests/test_knots.py); FusionBench 0.2.33 has only "
+             "the alignment",
     "tsv_c": "the official rule (⌊r/T⌋ directions per task) in tests/test_baselines.py",
     "dare": "mergekit 0.1.5 DARE-TIES on a 1.1 B Llama (reports/mergekit.md; masks differ by design)",
     "fisher": "the closed form on a toy (tests/test_methods.py)",
@@ -96,7 +98,8 @@ def table() -> str:
         else:
             checked, speed = OTHER_CHECKS.get(m.name, "no peer check recorded yet (reports/)"), "—"
         result = "one model per task (task-aware)" if m.task_aware else "one model"
-        lines.append(f"| [`{m.name}`]({m.paper}) | {data} | {result} | yes | {checked} | {speed} |")
+        lora = "only (aligns their updates)" if m.lora_only else "yes"
+        lines.append(f"| [`{m.name}`]({m.paper}) | {data} | {result} | {lora} | {checked} | {speed} |")
     return "\n".join(lines) + "\n"
 
 

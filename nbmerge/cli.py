@@ -378,8 +378,8 @@ def cmd_bmm_search(args) -> int:
 #: the registered methods, listed here so that building the parser imports no method (a test keeps it equal to the
 #: registry)
 METHODS = ("ace", "average", "bmm", "breadcrumbs", "cart", "consensus", "dare", "della", "emr", "fisher", "iso_c",
-           "iso_cts", "karcher", "model_stock", "mog_em", "pcb", "regmean", "regmean_plusplus", "slerp", "tall",
-           "task_arithmetic", "ties", "tsv", "tsv_c", "wudi", "wudi_closed_form")
+           "iso_cts", "karcher", "knots", "model_stock", "mog_em", "pcb", "regmean", "regmean_plusplus", "slerp",
+           "tall", "task_arithmetic", "ties", "tsv", "tsv_c", "wudi", "wudi_closed_form")
 CACHE_HELP = "cache folder (default $NBMERGE_CACHE or ~/.cache/nbmerge)"
 SUITE_HELP = "a built zoo suite or an imported pool"
 

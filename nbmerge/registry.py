@@ -46,6 +46,8 @@ class Method:
     task_aware: bool = False
     #: the most experts the method merges (SLERP: one, into the base); None: any number
     max_experts: Optional[int] = None
+    #: merges LoRA adapter experts only (KnOTS aligns their low-rank updates); dense experts are refused
+    lora_only: bool = False
 
     @property
     def data_free(self) -> bool:
@@ -116,7 +118,8 @@ def coerce(value: Any, default: Any, where: str) -> Any:
 
 
 def register(name: str, *, paper: str, help: dict[str, str], needs: tuple[str, ...] = (),
-             optional: tuple[str, ...] = (), task_aware: bool = False, max_experts: Optional[int] = None):
+             optional: tuple[str, ...] = (), task_aware: bool = False, max_experts: Optional[int] = None,
+             lora_only: bool = False):
     """Register a merge function under ``name`` with its paper link and parameter meanings."""
 
     def wrap(fn: Callable) -> Callable:
@@ -138,7 +141,7 @@ def register(name: str, *, paper: str, help: dict[str, str], needs: tuple[str, .
         if name in _REGISTRY:
             raise TypeError(f"method {name!r} registered twice")
         _REGISTRY[name] = Method(name, fn, paper, summary, tuple(needs), params, tuple(optional), task_aware,
-                                 max_experts)
+                                 max_experts, lora_only)
         fn.method = _REGISTRY[name]
         return fn
 

@@ -13,6 +13,11 @@ number of cores that were idle (at least one). It is called where work starts: e
 build, and each notebook of a report (the kernel inherits ``OMP_NUM_THREADS``). A user's choice wins:
 ``OMP_NUM_THREADS`` or ``NBMERGE_THREADS`` set in the environment are left as they are (``NBMERGE_THREADS=auto``
 is the default).
+
+A notebook runs for up to forty minutes, and a quarter of a second at its start is a poor sample of that: a test
+that happened to be starting pinned a whole notebook to one thread on an otherwise idle machine. So a report's
+kernels also re-choose before every cell (:class:`CellThreads`): from the counters, with no sleep, how many cores
+*other* processes kept busy while the previous cell ran (the machine's busy time minus this process's own).
 """
 
 from __future__ import annotations
@@ -60,6 +65,13 @@ def idle_cores(window: float = WINDOW_S) -> Optional[float]:
     return online * (second[0] - first[0]) / total
 
 
+def adaptive() -> bool:
+    """Whether the thread count follows the machine (neither ``OMP_NUM_THREADS`` nor a number in
+    ``NBMERGE_THREADS`` fixes it)."""
+    return not os.environ.get("OMP_NUM_THREADS") and \
+        os.environ.get("NBMERGE_THREADS", "auto").strip().lower() in ("", "auto")
+
+
 def chosen_threads(window: float = WINDOW_S) -> Optional[int]:
     """The thread count :func:`adapt_threads` would set, or None when the user fixed it (or nothing is known)."""
     if os.environ.get("OMP_NUM_THREADS"):
@@ -91,3 +103,70 @@ def adapt_threads(log: Optional[Callable[[str], None]] = None, window: float = W
             log(f"{cores() - threads} of {cores()} cores are busy with other work: computing with {threads} "
                 f"thread(s) (NBMERGE_THREADS or OMP_NUM_THREADS fix the count)")
     return threads
+
+
+def _own_ticks() -> Optional[int]:
+    """This process's CPU time (user + system, all threads) in clock ticks, from /proc/self/stat."""
+    try:
+        with open("/proc/self/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of the whole line)
+
+
+def others_busy(before: tuple, after: tuple) -> Optional[float]:
+    """Cores other processes kept busy between two :func:`snapshot` readings (None when unknown or too short)."""
+    if None in before or None in after:
+        return None
+    (idle0, total0), own0 = before
+    (idle1, total1), own1 = after
+    online = os.cpu_count() or 1
+    per_core = (total1 - total0) / online  # jiffies (= clock ticks) that passed on each core
+    if per_core < 100:  # under about a second: too short to say
+        return None
+    busy = (total1 - total0) - (idle1 - idle0)
+    return max(0.0, (busy - (own1 - own0)) / per_core)
+
+
+def snapshot() -> tuple:
+    """The machine's (idle, total) jiffies and this process's own CPU ticks, now."""
+    return _cpu_times(), _own_ticks()
+
+
+class CellThreads:
+    """An IPython ``pre_run_cell`` callback: before each cell, as many threads as the cores other processes left
+    idle during the previous cell (at least one); nothing changes when the previous cell was under a second."""
+
+    def __init__(self, log: Optional[Callable[[str], None]] = None):
+        self.log = log
+        self.last = snapshot()
+
+    def __call__(self, *_) -> Optional[int]:
+        now = snapshot()
+        others = others_busy(self.last, now)
+        self.last = now
+        if others is None:
+            return None
+        import torch
+
+        threads = max(1, min(cores(), int(cores() - others + 0.5)))
+        if threads != torch.get_num_threads():
+            torch.set_num_threads(threads)
+            if self.log is not None:
+                self.log(f"threads: {threads} (other processes kept {others:.1f} of {cores()} cores busy)")
+        return threads
+
+
+def govern_cells() -> bool:
+    """Register :class:`CellThreads` in the running IPython kernel. The report's kernels run this at start when the
+    report chose their thread count (not when the user fixed it). Returns whether it was registered."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None:
+        return False
+    shell.events.register("pre_run_cell", CellThreads())
+    return True

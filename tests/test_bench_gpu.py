@@ -12,7 +12,7 @@ from bench.memory import run_memory
 from nbmerge.methods import all_methods
 from nbmerge.testing import openclip_vit_shapes
 
-ALL = [m.name for m in all_methods() if not m.task_aware]  # the GPU check compares single models
+ALL = [m.name for m in all_methods() if bench_gpu.checked_on_gpu(m)]  # single models of dense experts, own kernels
 
 
 def test_tower_shapes_are_open_clips_and_the_fallback_agrees():

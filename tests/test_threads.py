@@ -66,3 +66,65 @@ def test_a_real_busy_process_is_seen():
         busy.wait()
     assert before is not None and during is not None
     assert during < before - 0.5, (before, during)
+
+
+def test_only_an_unfixed_count_follows_the_machine(monkeypatch):
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setenv("NBMERGE_THREADS", "auto")
+    assert threads.adaptive()
+    monkeypatch.setenv("NBMERGE_THREADS", "2")   # the tests' own setting (conftest): report kernels keep it
+    assert not threads.adaptive()
+    monkeypatch.setenv("NBMERGE_THREADS", "auto")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert not threads.adaptive()
+
+
+def test_others_busy_subtracts_this_process_and_needs_a_second(monkeypatch):
+    monkeypatch.setattr(threads.os, "cpu_count", lambda: 2)
+    # 2 cores, 300 jiffies each pass (600 in all); 360 busy, 200 of them ours: others kept 160/300 ≈ 0.53 cores busy
+    assert threads.others_busy(((0, 0), 0), ((240, 600), 200)) == pytest.approx(160 / 300)
+    assert threads.others_busy(((0, 0), 0), ((0, 600), 600)) == 0.0          # all the load is ours
+    assert threads.others_busy(((0, 0), 0), ((10, 100), 0)) is None          # half a second: too short to say
+    assert threads.others_busy(((0, 0), None), ((240, 600), 200)) is None    # no /proc: unknown
+
+
+def test_cell_threads_follow_the_neighbours_of_the_previous_cell(monkeypatch):
+    monkeypatch.setattr(threads, "cores", lambda: 2)
+    monkeypatch.setattr(threads.os, "cpu_count", lambda: 2)
+    readings = iter([((0, 0), 0),            # at registration
+                     ((0, 600), 300),        # a neighbour kept one core busy while we used the other
+                     ((300, 1200), 600),     # then the neighbour left: half the machine idle, all the rest ours
+                     ((300, 1210), 610)])    # a cell of a twentieth of a second: no change
+    monkeypatch.setattr(threads, "snapshot", lambda: next(readings))
+    before = torch.get_num_threads()
+    lines = []
+    try:
+        governor = threads.CellThreads(log=lines.append)
+        assert governor() == 1 and torch.get_num_threads() == 1
+        assert governor() == 2 and torch.get_num_threads() == 2
+        assert governor() is None and torch.get_num_threads() == 2
+        assert "other processes kept 1.0 of 2 cores busy" in lines[0]
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_the_report_kernel_option_registers_the_cell_callback():
+    """The option the report hands its kernels runs in a real kernel and registers the callback."""
+    from jupyter_client.manager import start_new_kernel
+
+    from nbmerge.report.pipeline import CELL_THREADS
+
+    manager, client = start_new_kernel(kernel_name="python3", extra_arguments=[CELL_THREADS])
+    printed = []
+
+    def keep(msg):
+        if msg["msg_type"] == "stream":
+            printed.append(msg["content"]["text"])
+
+    try:
+        client.execute_interactive("import nbmerge.threads as t; print(sum(isinstance(c, t.CellThreads) for c in "
+                                   "get_ipython().events.callbacks['pre_run_cell']))", timeout=60, output_hook=keep)
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert "".join(printed).strip() == "1"

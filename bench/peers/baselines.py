@@ -234,7 +234,11 @@ def write_report(result: dict, out_dir: Path) -> None:
         "Where nbmerge's defaults differ from the peers' (docs/methods.md): Consensus uses one λ for every task "
         "(the official code picks λ_t per task on validation from 0.2–0.6), α = 0.3 by default; Breadcrumbs "
         "defaults to density 0.9, γ = 0.01 (mergekit's function default, density 1, is a no-op); Model Stock's α "
-        "is an extra outer coefficient (1 = mergekit).",
+        "is an extra outer coefficient (1 = mergekit); DELLA defaults to density 0.5 (mergekit's 1 keeps every "
+        "entry) and draws its masks from one generator per tensor, which the check hands to mergekit as torch's "
+        "global seed before each tensor's call; SLERP merges the base and the first expert; the Karcher mean is "
+        "of the experts alone (mergekit counts a given base as one more input, so its call here names none); "
+        "SLERP and Karcher rebuild each expert as θ₀ + τ, so they agree to float32 rounding, not bit for bit.",
     ]
     atomic_write_text(out_dir / "peer_baselines.md", "\n".join(lines) + "\n")
 

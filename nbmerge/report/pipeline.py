@@ -34,7 +34,7 @@ from ..errors import NbmergeError, RunInterrupted, did_you_mean
 from ..io import atomic_write_text
 from ..params import fits, notebook_parameters
 from ..provenance import PROJECT_ROOT, git_sha
-from ..threads import chosen_threads
+from ..threads import adaptive, chosen_threads
 from .html import VERDICTS, documents_in, install_mathjax, render_notebook, write_index
 from .validate import check_values
 
@@ -331,6 +331,10 @@ def _kernel_manager_class():
     return QuietKernelManager
 
 
+#: the kernel option that makes a report's kernel re-choose its thread count before each cell (nbmerge/threads.py)
+CELL_THREADS = "--IPKernelApp.exec_lines=import nbmerge.threads; nbmerge.threads.govern_cells()"
+
+
 def _execute(notebook: Path, executed: Path, parameters: dict[str, Any], kernel: str, workdir: Path) -> None:
     """``papermill.execute_notebook`` in a worker thread, the kernel started by a manager this function can reach.
 
@@ -353,9 +357,12 @@ def _execute(notebook: Path, executed: Path, parameters: dict[str, Any], kernel:
             if stopping.is_set():
                 raise RuntimeError("the report run is stopping: no kernel is started")
             started.append(self)
+            following = adaptive()
             threads = chosen_threads()  # as many as the cores idle now (None: the user fixed it)
             if threads is not None:
                 kwargs["env"] = {**(kwargs.get("env") or os.environ), "OMP_NUM_THREADS": str(threads)}
+            if following:  # ... and re-chosen before every cell from what other processes used during the last one
+                kwargs["extra_arguments"] = [*kwargs.get("extra_arguments", ()), CELL_THREADS]
             return await super().start_kernel(**kwargs)
 
     outcome: dict[str, BaseException] = {}
