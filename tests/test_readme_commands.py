@@ -304,6 +304,14 @@ PLAN: dict[str, Plan] = {
     "nbmerge stats --suite text8 --model base.safetensors --n 256 --out grams/": Plan(
         "swap", _TEXT8 + "; its training splits hold a few images per class, so --n 8",
         swaps=(("--suite text8", f"--suite {POOL}"), ("--n 256", "--n 8")), check=_check_stats),
+    "nbmerge stats --suite text8 --sequential --n 256 --out grams_pp/": Plan(
+        "swap", _TEXT8 + "; its training splits hold a few images per class, so --n 8",
+        swaps=(("--suite text8", f"--suite {POOL}"), ("--n 256", "--n 8")),
+        check=lambda _r, s: sorted(p.stem for p in (s / "grams_pp").glob("*.safetensors")) == sorted(POOL_TASKS)),
+    "nbmerge merge --method regmean_plusplus --base base.safetensors --experts e1.safetensors e2.safetensors --grams "
+    "grams_pp/t1.safetensors grams_pp/t2.safetensors --out merged.safetensors": Plan(
+        "parse", "its Grams must be RegMean++'s for the same experts (the suite's own, from the command above); the "
+        "merge is tested in tests/test_regmean_plusplus.py"),
     # -- real CLIP checkpoints
     "nbmerge pool import clip-vit-b32-8 --checkpoints /data/ckpt/ViT-B-32 --data-root /data/datasets --device cuda":
         Plan("run", check=_check_pool_import),
