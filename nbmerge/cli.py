@@ -30,6 +30,16 @@ def _size(text: str) -> int:
     return size
 
 
+def _threads(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number of threads, got {text!r}") from None
+    if not 1 <= value <= 4096:
+        raise argparse.ArgumentTypeError(f"threads must be between 1 and 4096, got {value}")
+    return value
+
+
 def _seed(text: str) -> int:
     """A seed: an integer in 0 .. 2⁶³ − 1 (what torch's generators take)."""
     try:
@@ -437,6 +447,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="e.g. 2G, 500MB, 2GiB (binary units): write shards plus an index above this (DIR/ outputs: "
                         "default 5G)")
     p.add_argument("--quiet", action="store_true", help="no progress bar (shown on a terminal for merges over 2 s)")
+    p.add_argument("--threads", type=_threads, default=None, metavar="N",
+                   help="compute threads (default: the idle cores; NBMERGE_THREADS or OMP_NUM_THREADS also set it)")
     p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser("zoo", help="the embedded model zoo")
@@ -660,6 +672,9 @@ def main(argv: list[str] | None = None) -> int:
             from .extras import command_extras, require
 
             require(f"nbmerge {args.command}", *command_extras(args.command, getattr(args, "suite", None)))
+            if getattr(args, "threads", None) is not None:  # --threads N: the user's count, as NBMERGE_THREADS
+                os.environ["NBMERGE_THREADS"] = str(args.threads)
+                os.environ.pop("OMP_NUM_THREADS", None)
             if args.command in COMPUTING and not getattr(args, "dry_run", False):
                 from .threads import adapt_threads
 

@@ -159,7 +159,8 @@ def write_folder(items: Iterable[tuple[str, torch.Tensor]], out: Union[str, os.P
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent))
     try:
-        write_tensors(items, tmp / WEIGHTS, max_shard_bytes=max_shard_bytes, metadata={"format": "pt"})
+        write_tensors(items, tmp / WEIGHTS, max_shard_bytes=max_shard_bytes, metadata={"format": "pt"},
+                      plan=getattr(items, "plan", None))  # a merge's stream: written while it is computed
         _copy_base_files(base_folder(base), tmp, out_dtype)
         card = model_card(record, _name(base), [_name(e) for e in experts], folder.name)
         # a path that is not UTF-8 (a Linux file name is bytes) is written with its undecodable bytes escaped

@@ -10,10 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import mmap
 import os
 import re
 import sys
 import tempfile
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
@@ -98,6 +100,7 @@ class SafetensorsSource:
         #: the files read (what an output must never overwrite)
         self.files = tuple(files)
         self._handles = {}
+        self._maps: dict[str, mmap.mmap] = {}  # file → its read-only map, made by the first view()
         self._where: dict[str, str] = {}
         #: key → (absolute byte offset of its data in its file, byte length), from the header safe_open checked
         self._spans: dict[str, tuple[int, int]] = {}
@@ -156,6 +159,68 @@ class SafetensorsSource:
             return _read_span(file, start, nbytes).view(_ST_DTYPES[code]).reshape(self.shape(key))
         except (SafetensorError, OSError, RuntimeError) as exc:
             raise CheckpointError(f"{file}: cannot read tensor {key!r} ({exc}); the file may be truncated") from exc
+
+    def view(self, key: str) -> torch.Tensor:
+        """``key``'s values without a copy: a tensor over the file's pages (a private, copy-on-write memory map:
+        a write would change this process's copy, never the file), for a pass that reads each entry once (the
+        walker's slices). :meth:`release` drops its pages from this process's resident set afterwards (they stay
+        in the page cache)."""
+        code = self._slice(key).get_dtype()
+        if code not in _ST_DTYPES or sys.byteorder != "little":
+            return self.get(key)
+        file = self._where[key]
+        start, nbytes = self._spans[key]
+        mapped = self._map(file, start + nbytes)
+        if nbytes == 0:
+            return torch.empty(self.shape(key), dtype=_ST_DTYPES[code])
+        flat = torch.frombuffer(mapped, dtype=torch.uint8, count=nbytes, offset=start)
+        return flat.view(_ST_DTYPES[code]).reshape(self.shape(key))
+
+    def release(self, key: str) -> None:
+        """Drop the pages of ``key``'s bytes that :meth:`view` mapped from this process (a hint: the data stays
+        readable, from the page cache)."""
+        mapped = self._maps.get(self._where[key])
+        if mapped is None or not hasattr(mapped, "madvise"):
+            return
+        start, nbytes = self._spans[key]
+        page = mmap.PAGESIZE
+        first, last = (start // page) * page, -(-(start + nbytes) // page) * page
+        try:
+            mapped.madvise(mmap.MADV_DONTNEED, first, min(last, len(mapped)) - first)
+        except (OSError, ValueError):
+            pass
+
+    def prefetch(self, key: str) -> None:
+        """Ask the kernel to read ``key``'s bytes ahead (asynchronous readahead into the page cache), so that the
+        next tensor's reads overlap this one's merge."""
+        file = self._where[key]
+        start, nbytes = self._spans[key]
+        if nbytes and hasattr(os, "posix_fadvise"):
+            try:
+                fd = os.open(file, os.O_RDONLY)
+                try:
+                    os.posix_fadvise(fd, start, nbytes, os.POSIX_FADV_WILLNEED)
+                finally:
+                    os.close(fd)
+            except OSError:
+                pass
+
+    def _map(self, file: str, end: int):
+        """The file's shared read-only map (one per file, kept while this source lives). A file now shorter than
+        the header says is refused here: reading past its end through a map would kill the process (SIGBUS)."""
+        mapped = self._maps.get(file)
+        try:
+            size = os.stat(file).st_size
+            if size < end:
+                raise CheckpointError(f"{file}: {size} bytes, but its header places data up to byte {end}; the file "
+                                      "was truncated after it was opened")
+            if mapped is None:
+                with open(file, "rb") as handle:  # copy-on-write: a writable buffer for torch, the file untouched
+                    mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
+                self._maps[file] = mapped
+        except (OSError, ValueError) as exc:
+            raise CheckpointError(f"{file}: cannot map it for reading ({exc})") from exc
+        return mapped
 
 
 def _data_spans(file: Path) -> dict[str, tuple[int, int]]:
@@ -421,6 +486,163 @@ class ShardedWriter:
         self._shards, self._pending = [], {}
 
 
+class PlannedWriter(ShardedWriter):
+    """:class:`ShardedWriter`'s output (the same shards, index and atomic rename), written while the tensors are
+    still being computed: the keys, dtypes and shapes are known up front (``plan``, in the order :meth:`add` gets
+    them), so each shard's header is written first and a background thread writes every tensor's bytes at its
+    place as soon as it arrives, and pushes them to the disk (``fdatasync`` every :data:`SYNC_BYTES`) while the
+    merge goes on; what is queued is bounded (:data:`QUEUE_BYTES`). Nothing is held until the end, and
+    ``close()`` only waits for the last bytes. The data are laid out by dtype size, largest first, as safetensors
+    does, so that every tensor starts at a multiple of its element size."""
+
+    SYNC_BYTES = 1 << 28
+    QUEUE_BYTES = 1 << 29
+
+    def __init__(self, path: Union[str, os.PathLike], plan: Iterable[tuple[str, torch.dtype, tuple[int, ...]]],
+                 max_shard_bytes: int | None = None, metadata: Mapping[str, str] | None = None):
+        super().__init__(path, max_shard_bytes=max_shard_bytes, metadata=metadata)
+        self._plan = [(key, dtype, tuple(shape)) for key, dtype, shape in plan]
+        groups: list[list[tuple[str, torch.dtype, tuple[int, ...], int]]] = [[]]
+        size_of_group = 0
+        for key, dtype, shape in self._plan:
+            size = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+            if max_shard_bytes and groups[-1] and size_of_group + size > max_shard_bytes:
+                groups.append([])
+                size_of_group = 0
+            groups[-1].append((key, dtype, shape, size))
+            size_of_group += size
+        self._where: dict[str, tuple[int, int]] = {}  # key → (shard, absolute offset of its bytes)
+        self._fds: list[int] = []
+        self._error: Optional[BaseException] = None
+        self._thread: Optional[threading.Thread] = None
+        try:
+            for number, group in enumerate(groups):
+                fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.shard{number}.", suffix=".tmp",
+                                           dir=self.path.parent)
+                self._fds.append(fd)
+                self._shards.append((Path(tmp), [key for key, *_ in group]))
+                self._write_header(number, fd, group)
+        except BaseException:
+            self.abort()
+            raise
+        self._next = 0
+        self._queue: list = []
+        self._queued = 0
+        self._ready = threading.Condition()
+        self._thread = threading.Thread(target=self._drain, name="nbmerge-writer", daemon=True)
+        self._thread.start()
+
+    def _write_header(self, number: int, fd: int, group) -> None:
+        layout = sorted(group, key=lambda item: -torch.empty((), dtype=item[1]).element_size())  # stable
+        header: dict[str, Any] = {"__metadata__": self.metadata} if self.metadata else {}
+        offset = 0
+        for key, dtype, shape, size in layout:
+            header[key] = {"dtype": _ST_CODES[dtype], "shape": list(shape), "data_offsets": [offset, offset + size]}
+            offset += size
+        text = json.dumps(header, separators=(",", ":")).encode()
+        text += b" " * (-len(text) % 8)
+        _write_all(fd, len(text).to_bytes(8, "little") + text, 0)
+        start = 8 + len(text)
+        for key, _, _, _ in layout:
+            self._where[key] = (number, start + header[key]["data_offsets"][0])
+        os.ftruncate(fd, start + offset)
+
+    def add(self, key: str, tensor: torch.Tensor) -> None:
+        if self._error is not None:
+            raise self._error
+        if self._next >= len(self._plan):
+            raise CheckpointError(f"writer: {key!r} is not in the output's plan")
+        want, dtype, shape = self._plan[self._next]
+        if key != want or tensor.dtype != dtype or tuple(tensor.shape) != shape:
+            raise CheckpointError(f"writer: got {key!r} ({tensor.dtype}, {list(tensor.shape)}), the plan says "
+                                  f"{want!r} ({dtype}, {list(shape)})")
+        self._next += 1
+        tensor = tensor.detach().to("cpu").contiguous()
+        size = tensor.numel() * tensor.element_size()
+        with self._ready:
+            while self._queue and self._queued + size > self.QUEUE_BYTES and self._error is None:
+                self._ready.wait()
+            self._queue.append((key, tensor))
+            self._queued += size
+            self._ready.notify_all()
+
+    def _drain(self) -> None:
+        unsynced = [0] * len(self._fds)
+        while True:
+            with self._ready:
+                while not self._queue:
+                    self._ready.wait()
+                key, tensor = self._queue[0]
+            if key is None:
+                return
+            try:
+                if self._error is None:
+                    number, offset = self._where[key]
+                    if tensor.numel():
+                        _write_all(self._fds[number], tensor.reshape(-1).view(torch.uint8).numpy(), offset)
+                    unsynced[number] += tensor.numel() * tensor.element_size()
+                    if unsynced[number] >= self.SYNC_BYTES:  # to the disk now, while the merge goes on
+                        os.fdatasync(self._fds[number])
+                        unsynced[number] = 0
+            except BaseException as exc:  # reported by the next add() or by close()
+                self._error = _os_error_of(exc, self.path) or exc
+            with self._ready:
+                self._queue.pop(0)
+                self._queued -= tensor.numel() * tensor.element_size()
+                self._ready.notify_all()
+
+    def _stop(self) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            with self._ready:
+                self._queue.append((None, torch.empty(0)))
+                self._ready.notify_all()
+            self._thread.join()
+
+    def close(self) -> list[Path]:
+        try:
+            self._stop()
+            if self._error is not None:
+                raise self._error
+            if self._next != len(self._plan):
+                raise CheckpointError(f"writer: {len(self._plan) - self._next} planned tensors never came "
+                                      f"(the first: {self._plan[self._next][0]!r})")
+            for fd in self._fds:
+                os.fsync(fd)
+                os.fchmod(fd, 0o666 & ~_umask())
+            self._close_fds()
+        except BaseException:
+            self.abort()
+            raise
+        return super().close()
+
+    def _flush(self) -> None:  # the shards exist from the start: nothing is pending
+        return None
+
+    def _close_fds(self) -> None:
+        for fd in self._fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._fds = []
+
+    def abort(self) -> None:
+        self._error = self._error or CheckpointError("writer: aborted")
+        self._stop()
+        self._close_fds()
+        super().abort()
+
+
+def _write_all(fd: int, data, offset: int) -> None:
+    view = memoryview(data).cast("B")
+    done = 0
+    while done < len(view):
+        done += os.pwrite(fd, view[done:], offset + done)
+
+
+_ST_CODES = {dtype: code for code, dtype in _ST_DTYPES.items()}
+
+
 def _stem(path: Path) -> str:
     return path.name[: -len(".safetensors")] if path.name.endswith(".safetensors") else path.name
 
@@ -488,9 +710,15 @@ def _is_checkpoint_file(path: Path) -> bool:
 
 
 def write_tensors(items: Iterable[tuple[str, torch.Tensor]], path: Union[str, os.PathLike],
-                  max_shard_bytes: int | None = None, metadata: Mapping[str, str] | None = None) -> list[Path]:
-    """Consume ``(key, tensor)`` pairs into an atomic (possibly sharded) safetensors output."""
-    writer = ShardedWriter(path, max_shard_bytes=max_shard_bytes, metadata=metadata)
+                  max_shard_bytes: int | None = None, metadata: Mapping[str, str] | None = None,
+                  plan: Optional[Iterable[tuple[str, torch.dtype, tuple[int, ...]]]] = None) -> list[Path]:
+    """Consume ``(key, tensor)`` pairs into an atomic (possibly sharded) safetensors output. ``plan``: the
+    ``(key, dtype, shape)`` of every pair, in order, when known up front: the bytes are then written (and synced to
+    the disk) while the pairs are still being computed (:class:`PlannedWriter`)."""
+    if plan is not None:
+        writer = PlannedWriter(path, plan, max_shard_bytes=max_shard_bytes, metadata=metadata)
+    else:
+        writer = ShardedWriter(path, max_shard_bytes=max_shard_bytes, metadata=metadata)
     try:
         for key, tensor in items:
             writer.add(key, tensor)

@@ -21,7 +21,7 @@ from .io import Source, StateDict, as_source, check_not_an_input, write_tensors
 from .methods import get_method
 from .pairing import check_pairing
 from .sources import CastOutput, WeightedExpert
-from .walker import WalkOptions
+from .walker import MergeStream, WalkOptions
 
 
 def merge(method: str, base: Source, experts: Sequence[Source], params: Optional[Mapping[str, Any]] = None, *,
@@ -51,7 +51,8 @@ def merge_to_file(method: str, base: Source, experts: Sequence[Source], out: str
     # One metadata key: safetensors stores the header map unordered, so several keys would make the bytes of
     # identical merges differ from run to run.
     metadata = {"nbmerge": json.dumps(record, sort_keys=True, default=str)}
-    return write_tensors(items, out, max_shard_bytes=max_shard_bytes, metadata=metadata)
+    return write_tensors(items, out, max_shard_bytes=max_shard_bytes, metadata=metadata,
+                         plan=getattr(items, "plan", None))
 
 
 def merge_to_folder(method: str, base: Source, experts: Sequence[Source], out: str | os.PathLike,
@@ -151,10 +152,15 @@ def _merged(method, base, experts, params, grams, fishers, walk, weights, out_dt
             raise MethodError(f"{len(weights)} weights for {len(experts)} experts: give one per expert")
         experts = [e if w == 1.0 else WeightedExpert(base, e, w) for e, w in zip(experts, weights)]
     items = get_method(method).run(base, experts, params, grams=grams, fishers=fishers, walk=walk, stream=True)
+    plan = getattr(items, "plan", None)  # a walker's stream says up front what it yields (MergeStream)
     if progress or (progress is None and getattr(sys.stderr, "isatty", lambda: False)()):
         items = _progress(items, as_source(base, "base"), method)
     if out_dtype is not None:
         items = CastOutput(items, out_dtype)
+        if plan is not None:
+            plan = [(k, out_dtype if d.is_floating_point else d, s) for k, d, s in plan]
+    if plan is not None:
+        items = MergeStream(items, plan)
     record = {"method": method, "params": get_method(method).check_params(dict(params or {}))}  # as parsed
     if weights is not None:
         record["weights"] = [float(w) for w in weights]

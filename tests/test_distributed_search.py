@@ -79,9 +79,11 @@ def test_workers_1_reproduces_the_sequential_search(strategy, tmp_path):
             else len(golden["params"])
         got = [t.params for t in result.trials]
         assert got[:design] == golden["params"][:design]  # seeded draws: exact on any machine
-        for mine, theirs in zip(got[design:], golden["params"][design:]):  # GP proposals: up to the BLAS
-            assert mine == pytest.approx(theirs, rel=1e-6, abs=1e-9)
-        assert [t.value for t in result.trials] == pytest.approx(golden["values"], rel=1e-6)
+        # GP proposals: up to the BLAS and the scikit-learn/SciPy release (1.7e-6 apart with scikit-learn 1.9.1,
+        # SciPy 1.17.1 and NumPy 2.4.6 against the golden file's)
+        for mine, theirs in zip(got[design:], golden["params"][design:]):
+            assert mine == pytest.approx(theirs, rel=1e-5, abs=1e-8)
+        assert [t.value for t in result.trials] == pytest.approx(golden["values"], rel=1e-5)
     header, _ = read_log(log)
     assert "batch" not in header["settings"]
     lines = [json.loads(line) for line in log.read_text().splitlines()[1:]]

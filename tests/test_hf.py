@@ -147,9 +147,11 @@ def test_an_interrupted_merge_leaves_no_folder(lm, tmp_path, monkeypatch, capsys
             raise KeyboardInterrupt
         return original(*args, **kwargs)
 
-    if where == "shards":
-        original = ShardedWriter._flush
-        monkeypatch.setattr(ShardedWriter, "_flush", fail)
+    if where == "shards":  # the writer's second write: a shard's header or a tensor's bytes
+        import nbmerge.io as io
+
+        original = io._write_all
+        monkeypatch.setattr(io, "_write_all", fail)
     else:
         original = None
         monkeypatch.setattr(hf, "_copy_base_files", fail)

@@ -175,7 +175,12 @@ def test_a_full_disk_is_one_line_and_leaves_nothing(files, capsys, monkeypatch):
         Path(path).write_bytes(b"\0" * 100)
         raise RuntimeError("Error while serializing: I/O error: No space left on device (os error 28)")
 
+    def full_while_streaming(fd, data, offset):  # the writer that writes during the merge (io.PlannedWriter)
+        os.pwrite(fd, b"\0" * 100, offset)
+        raise OSError(28, os.strerror(28))
+
     monkeypatch.setattr(io, "st_save_file", full)
+    monkeypatch.setattr(io, "_write_all", full_while_streaming)
     for out in (files["out"], str(files["out_dir"] / "folder") + "/"):
         assert run_merge(files, "--method", "ties", out=out) == 1
         errors = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("nbmerge: warning:")]
@@ -545,16 +550,18 @@ def test_ctrl_c_during_a_merge_leaves_nothing_and_exits_130(files, capsys, monke
     """Ctrl-C during a merge used to print a KeyboardInterrupt traceback; no partial output may remain."""
     import nbmerge.io as io
 
-    real_add = io.ShardedWriter.add
     calls = []
 
-    def interrupted(self, key, tensor):
-        calls.append(key)
-        if len(calls) == 5:
-            raise KeyboardInterrupt
-        return real_add(self, key, tensor)
+    def interrupting(real_add):
+        def interrupted(self, key, tensor):
+            calls.append(key)
+            if len(calls) == 5:
+                raise KeyboardInterrupt
+            return real_add(self, key, tensor)
+        return interrupted
 
-    monkeypatch.setattr(io.ShardedWriter, "add", interrupted)
+    for writer in (io.ShardedWriter, io.PlannedWriter):  # the plain writer and the one writing during the merge
+        monkeypatch.setattr(writer, "add", interrupting(writer.add))
     assert run_merge(files, "--method", "ties", "--max-shard-size", "1K") == 130
     err = capsys.readouterr().err.strip()
     assert err.startswith("nbmerge: interrupted") and "Traceback" not in err

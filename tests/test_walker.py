@@ -417,13 +417,13 @@ def test_compute_dtype_float64_merges_float32_inputs_in_float64(monkeypatch):
     base = {"w": torch.randn(5, 4, generator=generator)}
     experts = [{"w": base["w"] + 0.1 * torch.randn(5, 4, generator=generator)} for _ in range(2)]
     seen = []
-    real = ModelView.deltas
+    real = ModelView.chunks  # an elementwise fallback reads the task vectors slice by slice
 
-    def spy(self, key, base_tensor=None):
-        out = real(self, key, base_tensor)
-        seen.append(out[0].dtype)
-        return out
-    monkeypatch.setattr(ModelView, "deltas", spy)
+    def spy(self, key, size=None):
+        for entries, base_part, deltas in real(self, key, size):
+            seen.append(deltas[0].dtype)
+            yield entries, base_part, deltas
+    monkeypatch.setattr(ModelView, "chunks", spy)
     merged = walk_merge(base, experts, Rule(matrix=None, fallback="mean"), params={},
                         walk=WalkOptions(compute_dtype="float64"))
     assert seen == [torch.float64] and merged["w"].dtype == torch.float32  # computed in float64, stored as given

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 import zlib
 
+import numpy as np
 import torch
 
 from ..errors import MethodError, NbmergeWarning
@@ -44,6 +45,48 @@ def _drop_walked(deltas: list[torch.Tensor], *, key: str, p: float = 0.5, rescal
     return dare_drop(deltas, key=key, p=p, rescale=rescale, seed=seed, tasks=tasks, inplace=True)
 
 
+def dare_stream(*, key: str, tasks: list[int], numel: int, p: float = 0.5, rescale: bool = True, seed: int = 0,
+                memo: dict | None = None):
+    """The drop of :func:`dare_drop` slice by slice: each task's generator draws the masks of consecutive slices of
+    the flattened tensor (``numel`` entries) in order, which are the draws of one mask of the whole tensor
+    (row-major), so the task vectors come out as ``dare_drop`` makes them. Applied in place to the walker's slice
+    buffers; slices start at multiples of 8 entries.
+
+    ``memo`` (one dict per merge): a tensor's masks, once drawn in full, are kept as bits (one per entry and task)
+    and replayed on later passes, whatever their slices (DARE-TIES reads the task vectors twice): drawing them
+    costs more than the rest of a pass."""
+    if not 0.0 <= p < 1.0:
+        raise MethodError(f"dare: drop rate p must be in [0, 1), got {p}")
+    generators = [torch.Generator().manual_seed(zlib.crc32(f"{seed}/{t}/{key}".encode())) for t in tasks]
+    name = (key, tuple(tasks))
+    bits = None if memo is None else memo.get(name)
+    replay = bits is not None
+    if memo is not None and bits is None:
+        bits = [np.zeros((numel + 7) // 8, dtype=np.uint8) for _ in tasks]
+    position = 0
+
+    def drop(deltas: list[torch.Tensor]) -> list[torch.Tensor]:
+        nonlocal position
+        start, stop = position, position + deltas[0].numel()
+        position = stop
+        for t, (generator, delta) in enumerate(zip(generators, deltas)):
+            if replay:
+                ones = np.unpackbits(bits[t][start // 8:(stop + 7) // 8], count=stop - start)
+                keep = torch.from_numpy(ones).view(delta.shape).to(device=delta.device, dtype=delta.dtype)
+            else:
+                keep = torch.rand(delta.shape, generator=generator).ge_(p)
+                if bits is not None:
+                    bits[t][start // 8:(stop + 7) // 8] = np.packbits(keep.reshape(-1).bool().numpy())
+                keep = keep.to(device=delta.device, dtype=delta.dtype)
+            delta.mul_(keep)
+            if rescale:
+                delta.div_(1.0 - p)
+        if bits is not None and not replay and stop == numel:  # drawn in full: later passes replay them
+            memo[name] = bits
+        return deltas
+    return drop
+
+
 def dare_prepare(view, *, merge: str = "ta", density: float = 0.2, **_):
     if merge not in ("ta", "ties"):
         raise MethodError(f"dare: merge must be 'ta' or 'ties', got {merge!r}")
@@ -62,7 +105,8 @@ def dare_kernel(deltas, *, merge: str = "ta", thresholds=None, majority=None):
     return ties_kernel(deltas, thresholds=thresholds, majority=majority, merge="mean")
 
 
-RULE = Rule(matrix=None, fallback=dare_kernel, prepare=dare_prepare, transform=_drop_walked)
+RULE = Rule(matrix=None, fallback=dare_kernel, prepare=dare_prepare, transform=_drop_walked, elementwise=True,
+            chunk_transform=dare_stream)
 
 
 # Defaults: FusionBench's DARE-TA (sparsity_ratio 0.5, rescale, α = 0.3; docs/methods.md, DARE).
