@@ -281,14 +281,16 @@ class ModelView:
         deltas = [self._delta(e, key, base) for e in self.experts]
         return self.transform(deltas, key=key) if self.transform else deltas
 
-    def chunks(self, key: str, size: Optional[int] = None
+    def chunks(self, key: str, size: Optional[int] = None, *, check: bool = True
                ) -> Iterator[tuple[slice, torch.Tensor, list[torch.Tensor]]]:
         """``(entries, θ₀, [τ_t])`` for consecutive slices of the flattened tensor ``key``: θ₀ and the task vectors
         of those entries in the compute dtype on the compute device, the (transformed) values ``deltas(key)`` holds
         there. The inputs are read where they are stored (a checkpoint's pages, no copy: ``view``) and converted
         slice by slice into buffers of ``size`` entries that are reused, so each input byte is read from memory
         once and every further pass over a slice runs in the CPU's cache. The buffers are overwritten by the next
-        slice: use a slice before asking for the next. Each input's pages are released after its last slice."""
+        slice: use a slice before asking for the next. Each input's pages are released after its last slice.
+        ``check=False``: no finiteness check (a method's preparatory passes, when its merge pass reads every input
+        again and checks it)."""
         dtype = self.compute_dtype(key)
         n = math.prod(self.base.shape(key))
         size = size or chunk_entries(self.device)
@@ -308,7 +310,7 @@ class ModelView:
                     delta.sub_(base)
                 # A NaN or an infinity in θ₀ or θ_t makes τ_t non-finite there: checking the task vectors checks
                 # every input (one pass fewer); the inputs are looked at only to name the one at fault.
-                if self.walk.check_finite and not all(all_finite(delta) for delta in deltas):
+                if check and self.walk.check_finite and not all(all_finite(delta) for delta in deltas):
                     for source, raw in zip(sources, raws):
                         if not all_finite(raw[start:stop].to(dtype)):
                             raise NumericalError(f"{source.name}: tensor {key!r} contains NaN or Inf")

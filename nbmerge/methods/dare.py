@@ -64,6 +64,7 @@ def dare_stream(*, key: str, tasks: list[int], numel: int, p: float = 0.5, resca
     if memo is not None and bits is None:
         bits = [np.zeros((numel + 7) // 8, dtype=np.uint8) for _ in tasks]
     position = 0
+    draws: list = [None] * len(tasks)
 
     def drop(deltas: list[torch.Tensor]) -> list[torch.Tensor]:
         nonlocal position
@@ -73,8 +74,10 @@ def dare_stream(*, key: str, tasks: list[int], numel: int, p: float = 0.5, resca
             if replay:
                 ones = np.unpackbits(bits[t][start // 8:(stop + 7) // 8], count=stop - start)
                 keep = torch.from_numpy(ones).view(delta.shape).to(device=delta.device, dtype=delta.dtype)
-            else:
-                keep = torch.rand(delta.shape, generator=generator).ge_(p)
+            else:  # uniform_ on a reused buffer: torch.rand's draws, without a new tensor per slice
+                if draws[t] is None or draws[t].numel() < delta.numel():
+                    draws[t] = torch.empty(delta.numel())
+                keep = draws[t][:delta.numel()].view(delta.shape).uniform_(generator=generator).ge_(p)
                 if bits is not None:
                     bits[t][start // 8:(stop + 7) // 8] = np.packbits(keep.reshape(-1).bool().numpy())
                 keep = keep.to(device=delta.device, dtype=delta.dtype)

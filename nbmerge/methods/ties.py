@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 from typing import Callable, Iterable
 
 import numpy as np
@@ -71,7 +72,8 @@ def _kth_bin(counts: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch
 
 
 def global_order_statistics(values: Callable[[], Iterable[tuple[int, torch.Tensor]]], rows: int,
-                            k: torch.Tensor, device, *, nonnegative: bool = False) -> torch.Tensor:
+                            k: torch.Tensor, device, *, nonnegative: bool = False,
+                            overwrite: bool = False) -> torch.Tensor:
     """Per row, the k-th smallest (1-based, ``k[row]``) of all the values ``values()`` yields as ``(row, tensor)``
     pairs, without holding them: a two-pass radix selection on their order-preserving 32-bit keys
     (``sortable_bits``). The first pass counts the high 16 bits and finds the bin that holds the k-th value, the
@@ -80,15 +82,17 @@ def global_order_statistics(values: Callable[[], Iterable[tuple[int, torch.Tenso
     float32 values give the exact order statistic. float64 values round monotonically to float32, so the k-th one
     lies among those that round to the float32 answer: a third pass collects them and picks it exactly (the result
     is then float64). ``nonnegative``: every value is ≥ +0 (magnitudes), which lets float32 values skip the key
-    transform (the same answer, several times faster)."""
+    transform (the same answer, several times faster); ``overwrite``: the values yielded may be overwritten (the
+    keys are then computed in their memory)."""
     size = 1 << _RADIX_BITS
     counts = torch.zeros(rows, size, dtype=torch.int64, device=device)
     wide = False
     for row, part in values():
         wide = wide or part.dtype == torch.float64
         if nonnegative and part.dtype == torch.float32:
-            counts[row, size // 2:] += torch.bincount(part.reshape(-1).view(torch.int32) >> _RADIX_BITS,
-                                                      minlength=size // 2)
+            bits = part.reshape(-1).view(torch.int32)
+            high_bits = bits.bitwise_right_shift_(_RADIX_BITS) if overwrite else bits >> _RADIX_BITS
+            counts[row, size // 2:] += torch.bincount(high_bits, minlength=size // 2)
         else:
             counts[row] += torch.bincount(sortable_bits(part) >> _RADIX_BITS, minlength=size)
     high, rank = _kth_bin(counts, k.to(device=device, dtype=torch.int64))
@@ -100,7 +104,8 @@ def global_order_statistics(values: Callable[[], Iterable[tuple[int, torch.Tenso
             # half + 2¹⁵), so the bin test and the low half need no 64-bit keys.
             # The bits minus the bin's start lie in [0, 2¹⁶) inside the bin; clamped into [−1, 2¹⁶] and shifted by
             # one, everything below and above the bin lands in two extra counts (no selection of the bin's entries).
-            low_bits = part.reshape(-1).view(torch.int32) - ((high_list[row] - size // 2) << _RADIX_BITS)
+            bits, start = part.reshape(-1).view(torch.int32), (high_list[row] - size // 2) << _RADIX_BITS
+            low_bits = bits.sub_(start) if overwrite else bits - start
             counts[row] += torch.bincount(low_bits.clamp_(-1, size).add_(1), minlength=size + 2)[1:size + 1]
             continue
         keys = sortable_bits(part)
@@ -123,7 +128,7 @@ def global_thresholds(view: ModelView, keys: list[str], k: int) -> torch.Tensor:
     2 × 65536 counts per task, instead of a model-sized float32 buffer (4.4 GB for a 1.1 B-parameter model) and a
     selection over it."""
     return global_order_statistics(lambda: magnitudes(view, keys), view.T, torch.full((view.T,), k), view.device,
-                                   nonnegative=True)
+                                   nonnegative=True, overwrite=True)
 
 
 def magnitudes(view: ModelView, keys: list[str]):
@@ -131,9 +136,11 @@ def magnitudes(view: ModelView, keys: list[str]):
     for key in keys:
         # Slices 16× the walker's: each yields a histogram of 65536 counts per task, and summing those costs
         # as much as counting entries when slices are small.
-        for _, _, deltas in view.chunks(key, size=16 * chunk_entries(view.device)):
+        # No finiteness check here: the merge pass checks every input. The slice's buffers are the walker's and
+        # refilled for the next slice: |τ| in place.
+        for _, _, deltas in view.chunks(key, size=16 * chunk_entries(view.device), check=False):
             for t, delta in enumerate(deltas):
-                yield t, delta.abs()
+                yield t, delta.abs_()
 
 
 def ties_prepare(view: ModelView, *, density: float = 0.2, merge: str = "mean") -> dict:
@@ -153,7 +160,7 @@ def ties_prepare(view: ModelView, *, density: float = 0.2, merge: str = "mean") 
     # Zero elected signs take the sign of the *sum of elected signs* over the model (reference "majority").
     sign_total = torch.zeros((), dtype=torch.float64, device=thresholds.device)
     for key in keys:
-        for _, _, deltas in view.chunks(key):  # a sum of -1/0/1 in float64: exact in any order
+        for _, _, deltas in view.chunks(key, check=False):  # a sum of -1/0/1 in float64: exact in any order
             sign_total += torch.sign(_trim(deltas, thresholds).sum(0)).sum(dtype=torch.float64)
     return {"thresholds": thresholds, "majority": float(torch.sign(sign_total))}
 
@@ -179,11 +186,30 @@ def _trim(deltas: list[torch.Tensor], thresholds: torch.Tensor, work: torch.Tens
     """The task vectors stacked, each entry with |τ_t| below its task's threshold multiplied by 0 (keeping the sign
     of the zero, as the reference's multiplication by a mask does). ``work``: a buffer of the stack's shape that
     receives the mask (the comparison written as 1.0/0.0 in the values' dtype: no boolean tensor to convert)."""
-    stacked = torch.stack(deltas)
+    stacked = torch.stack(deltas, out=_buffer("stack", (len(deltas), *deltas[0].shape), deltas[0]))
+    if not bool(thresholds.any()):  # density 1: |τ| ≥ 0 holds for every (finite) entry, and τ·1 = τ, bit for bit
+        return stacked
     shape = (-1,) + (1,) * (stacked.dim() - 1)
     work = torch.empty_like(stacked) if work is None else work
-    torch.ge(stacked.abs(), thresholds.to(stacked.dtype).view(shape), out=work)
+    torch.ge(torch.abs(stacked, out=work), thresholds.to(stacked.dtype).view(shape), out=work)
     return stacked.mul_(work)
+
+
+_BUFFERS = threading.local()
+
+
+def _buffer(name: str, shape: tuple, like: torch.Tensor) -> torch.Tensor:
+    """A scratch tensor of ``shape`` kept per thread and reused from slice to slice (a fresh one per slice costs
+    the allocator's page faults, more than the slice's arithmetic)."""
+    buffers = getattr(_BUFFERS, "tensors", None)
+    if buffers is None:
+        buffers = _BUFFERS.tensors = {}
+    key = (name, like.dtype, like.device)
+    tensor = buffers.get(key)
+    size = math.prod(shape)
+    if tensor is None or tensor.numel() < size:
+        tensor = buffers[key] = torch.empty(size, dtype=like.dtype, device=like.device)
+    return tensor[:size].view(shape)
 
 
 def ties_kernel(deltas: list[torch.Tensor], *, thresholds: torch.Tensor, majority: float,
@@ -206,7 +232,7 @@ def ties_kernel(deltas: list[torch.Tensor], *, thresholds: torch.Tensor, majorit
 def _ties_entries(deltas: list[torch.Tensor], thresholds: torch.Tensor, majority: float, merge: str) -> torch.Tensor:
     # Masks are written as 1.0/0.0 into one reused buffer of the stack's dtype (a boolean mask would be converted
     # to it before every product): the same products, sums and quotient as with boolean masks, bit for bit.
-    work = torch.empty((len(deltas), *deltas[0].shape), dtype=deltas[0].dtype, device=deltas[0].device)
+    work = _buffer("work", (len(deltas), *deltas[0].shape), deltas[0])
     trimmed = _trim(deltas, thresholds, work)
     sign = torch.sign(trimmed.sum(0))
     # sign[sign == 0] = majority, as arithmetic (±1 + 0·m = ±1, ±0 + 1·m = m): the same values, several times faster
