@@ -652,6 +652,9 @@ def run_benchmark(out: str | os.PathLike, *, quick: bool = False, methods: Seque
                     # (the THP variant reruns mergekit's command: same output folder, same bytes)
                     shutil.rmtree(root / f"out-{method}-{'nbmerge' if tool == 'nbmerge' else 'mergekit'}",
                                   ignore_errors=True)
+                    # the previous command's output still being written back (mergekit does not fsync its own)
+                    # would slow this one's writes: every run starts with nothing dirty
+                    os.sync()
                     run = measure(commands[method][tool], envs[tool])
                     run.update(tool=tool, repeat=rep, load=load_average())
                     row["runs"].append(run)
@@ -862,7 +865,8 @@ def render_markdown(report: dict) -> str:
     lines += [
         "Each merge is one command in a fresh process, and its wall time includes the start-up (Python importing "
         f"the tool's merge code: {startup_text or 'not measured'}). Every repetition runs each method on both "
-        "sides, alternating which goes first. *Peak RSS*: the kernel's high-water mark of the command's process "
+        "sides, alternating which goes first, each after `sync` (nothing of the previous command's output is still "
+        "being written back; nbmerge fsyncs its output within its wall time, mergekit does not). *Peak RSS*: the kernel's high-water mark of the command's process "
         "(`ru_maxrss` from `wait4`, by a small launcher, so that the benchmark's own memory is not inherited "
         "through `fork`); it counts mapped file pages as well as allocated memory. *anon*/*file*: the largest "
         "sampled (50 ms) totals of RssAnon and RssFile over the process tree. *Speed-up*: that row's best "
