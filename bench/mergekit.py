@@ -604,20 +604,20 @@ def run_benchmark(out: str | os.PathLike, *, quick: bool = False, methods: Seque
         print(f"write + fsync: {report['write']['Bps'] / 1e9:.2f} GB/s", flush=True)
 
         envs = {"nbmerge": _child_env(repo, threads)}
+        imports = {"nbmerge": [sys.executable, "-c", "import nbmerge.cli, nbmerge.merging"]}
         report["startup"] = {}
         if startup_repeats:  # (0: not measured, for the tests)
-            report["startup"]["nbmerge"] = startup([sys.executable, "-c", "import nbmerge.cli, nbmerge.merging"],
-                                                   envs["nbmerge"], startup_repeats)
+            report["startup"]["nbmerge"] = startup(imports["nbmerge"], envs["nbmerge"], startup_repeats)
         if with_mergekit:
             venv = ensure_mergekit(Path(peer_dir or default_peer_dir()))
             report["mergekit"] = {"venv": portable(str(venv), root, None), **mergekit_versions(venv)}
             mergekit_yaml = str(venv / "bin" / "mergekit-yaml")
             envs["mergekit"] = _child_env(None, threads)
             envs[MERGEKIT_THP] = dict(envs["mergekit"], THP_MEM_ALLOC_ENABLE="1")
+            imports["mergekit"] = imports[MERGEKIT_THP] = [str(venv / "bin" / "python"), "-c",
+                                                           "import mergekit.merge, mergekit.scripts.run_yaml"]
             if startup_repeats:
-                report["startup"]["mergekit"] = startup([str(venv / "bin" / "python"), "-c",
-                                                         "import mergekit.merge, mergekit.scripts.run_yaml"],
-                                                        envs["mergekit"], startup_repeats)
+                report["startup"]["mergekit"] = startup(imports["mergekit"], envs["mergekit"], startup_repeats)
         base, experts = model["base"], model["experts"]
         report["model"]["inputs_bytes"] = read_files([base, *experts])
 
@@ -655,6 +655,11 @@ def run_benchmark(out: str | os.PathLike, *, quick: bool = False, methods: Seque
                     # the previous command's output still being written back (mergekit does not fsync its own)
                     # would slow this one's writes: every run starts with nothing dirty
                     os.sync()
+                    # Warm, as the report says: the other tool's run (a different torch) and the comparisons can
+                    # push this tool's libraries and the inputs out of the page cache on a small machine (measured:
+                    # nbmerge's task arithmetic 7.4 s cold, 4.9 s warm); both are read again, untimed.
+                    subprocess.run(imports[tool], env=envs[tool], check=True)
+                    read_files([base, *experts])
                     run = measure(commands[method][tool], envs[tool])
                     run.update(tool=tool, repeat=rep, load=load_average())
                     row["runs"].append(run)
@@ -866,7 +871,9 @@ def render_markdown(report: dict) -> str:
         "Each merge is one command in a fresh process, and its wall time includes the start-up (Python importing "
         f"the tool's merge code: {startup_text or 'not measured'}). Every repetition runs each method on both "
         "sides, alternating which goes first, each after `sync` (nothing of the previous command's output is still "
-        "being written back; nbmerge fsyncs its output within its wall time, mergekit does not). *Peak RSS*: the kernel's high-water mark of the command's process "
+        "being written back; nbmerge fsyncs its output within its wall time, mergekit does not) and warm: the "
+        "tool's imports and the input files are read once more, untimed, just before (the other tool's run and the "
+        "output comparisons push them out of the page cache on a small machine). *Peak RSS*: the kernel's high-water mark of the command's process "
         "(`ru_maxrss` from `wait4`, by a small launcher, so that the benchmark's own memory is not inherited "
         "through `fork`); it counts mapped file pages as well as allocated memory. *anon*/*file*: the largest "
         "sampled (50 ms) totals of RssAnon and RssFile over the process tree. *Speed-up*: that row's best "
