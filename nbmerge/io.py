@@ -505,7 +505,7 @@ class PlannedWriter(ShardedWriter):
         groups: list[list[tuple[str, torch.dtype, tuple[int, ...], int]]] = [[]]
         size_of_group = 0
         for key, dtype, shape in self._plan:
-            size = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+            size = math.prod(shape) * dtype.itemsize
             if max_shard_bytes and groups[-1] and size_of_group + size > max_shard_bytes:
                 groups.append([])
                 size_of_group = 0
@@ -533,7 +533,7 @@ class PlannedWriter(ShardedWriter):
         self._thread.start()
 
     def _write_header(self, number: int, fd: int, group) -> None:
-        layout = sorted(group, key=lambda item: -torch.empty((), dtype=item[1]).element_size())  # stable
+        layout = sorted(group, key=lambda item: -item[1].itemsize)  # stable
         header: dict[str, Any] = {"__metadata__": self.metadata} if self.metadata else {}
         offset = 0
         for key, dtype, shape, size in layout:

@@ -118,8 +118,13 @@ def mean_kernel(deltas: list[torch.Tensor]) -> torch.Tensor:
 
 
 def sum_kernel(deltas: list[torch.Tensor]) -> torch.Tensor:
-    # Left-to-right accumulation, in expert order, like the reference codes' running sums.
-    total = deltas[0].clone()
+    return _sum_into([deltas[0].clone(), *deltas[1:]])
+
+
+def _sum_into(deltas: list[torch.Tensor]) -> torch.Tensor:
+    """Σ_t τ_t accumulated into ``deltas[0]``, left to right in expert order, like the reference codes' running
+    sums (the sliced path sums its own buffers this way; ``sum_kernel`` a copy)."""
+    total = deltas[0]
     for delta in deltas[1:]:
         total += delta
     return total
@@ -732,9 +737,7 @@ def _merge_sliced(view: ModelView, key: str, kernel: Callable, accepted: set[str
     size = chunk_entries(view.device) * (4 if kernel in _FALLBACK_KERNELS.values() else 1)
     for entries, base, deltas in view.chunks(key, size):
         if kernel is sum_kernel or kernel is mean_kernel:  # the slice's buffers are ours: summed in place
-            tau = deltas[0]
-            for delta in deltas[1:]:
-                tau.add_(delta)
+            tau = _sum_into(deltas)
             if kernel is mean_kernel:
                 tau.div_(len(deltas))
         else:

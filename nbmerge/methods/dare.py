@@ -25,17 +25,22 @@ def dare_drop(deltas: list[torch.Tensor], *, key: str, p: float = 0.5, rescale: 
     the device. ``inplace``: overwrite the given tensors (the walker's own task vectors) instead of copying them,
     which leaves one mask-sized temporary per tensor.
     """
-    if not 0.0 <= p < 1.0:
-        raise MethodError(f"dare: drop rate p must be in [0, 1), got {p}")
     tasks = list(range(len(deltas))) if tasks is None else tasks
     out = []
     for t, delta in zip(tasks, deltas):
-        generator = torch.Generator().manual_seed(zlib.crc32(f"{seed}/{t}/{key}".encode()))
+        generator = _mask_generator(p, seed, t, key)
         keep = torch.rand(delta.shape, generator=generator).ge_(p).to(device=delta.device, dtype=delta.dtype)
         dropped = delta.mul_(keep) if inplace else delta * keep
         del keep
         out.append(dropped.div_(1.0 - p) if rescale else dropped)
     return out
+
+
+def _mask_generator(p: float, seed: int, task: int, key: str) -> torch.Generator:
+    """The CPU generator of one (key, task) drop mask, after checking the drop rate."""
+    if not 0.0 <= p < 1.0:
+        raise MethodError(f"dare: drop rate p must be in [0, 1), got {p}")
+    return torch.Generator().manual_seed(zlib.crc32(f"{seed}/{task}/{key}".encode()))
 
 
 def _drop_walked(deltas: list[torch.Tensor], *, key: str, p: float = 0.5, rescale: bool = True, seed: int = 0,
@@ -55,9 +60,7 @@ def dare_stream(*, key: str, tasks: list[int], numel: int, p: float = 0.5, resca
     ``memo`` (one dict per merge): a tensor's masks, once drawn in full, are kept as bits (one per entry and task)
     and replayed on later passes, whatever their slices (DARE-TIES reads the task vectors twice): drawing them
     costs more than the rest of a pass."""
-    if not 0.0 <= p < 1.0:
-        raise MethodError(f"dare: drop rate p must be in [0, 1), got {p}")
-    generators = [torch.Generator().manual_seed(zlib.crc32(f"{seed}/{t}/{key}".encode())) for t in tasks]
+    generators = [_mask_generator(p, seed, t, key) for t in tasks]
     name = (key, tuple(tasks))
     bits = None if memo is None else memo.get(name)
     replay = bits is not None
