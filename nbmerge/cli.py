@@ -351,6 +351,9 @@ def cmd_bmm_search(args) -> int:
         from .io import check_output_file
 
         check_output_file(Path(args.out))  # before searching, not after
+    if args.log and os.path.isdir(args.log):  # the log is appended to (and read to resume): it is one file
+        raise NbmergeError(f"--log {args.log} is a folder: give a file name such as "
+                           f"{os.path.join(args.log, 'search.jsonl')}")
     from .device import resolve_device
 
     device = resolve_device(args.device)  # before loading anything

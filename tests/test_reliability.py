@@ -152,10 +152,14 @@ def test_zero_size_tensors_are_carried_over(files, tmp_path, capsys, method):
 
 def test_an_output_folder_named_in_bytes_that_are_not_utf8_is_written(files, tmp_path):
     """`--out` a folder whose name is not UTF-8 (a Linux file name is bytes) used to crash writing the model card,
-    after the weights: the card escapes the name, and the folder loads."""
+    after the weights: the card escapes the name, and the folder loads. A sound expert file with such a name (once
+    reported as "corrupt or truncated") is read like any other."""
     out = os.fsencode(str(tmp_path)) + b"/merged\xff"
+    renamed = os.fsencode(files["expert_paths"][0])[:-len(b".safetensors")] + b"\xfe.safetensors"
+    os.rename(os.fsencode(files["expert_paths"][0]), renamed)
+    experts = [os.fsdecode(renamed), *files["expert_paths"][1:]]
     result = subprocess.run([sys.executable, "-m", "nbmerge", "merge", "--method", "task_arithmetic", "--base",
-                             files["base_path"], "--experts", *files["expert_paths"], "--out", os.fsdecode(out) + "/",
+                             files["base_path"], "--experts", *experts, "--out", os.fsdecode(out) + "/",
                              "--device", "cpu"], capture_output=True, text=True, errors="surrogateescape",
                             env={**os.environ, "HF_HUB_OFFLINE": "1"})
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
@@ -578,6 +582,19 @@ def test_bmm_search_out_an_existing_folder_is_refused_before_searching(micro_cac
     assert nothing_in(folder)
 
 
+def test_bmm_search_log_a_folder_is_refused_before_searching(micro_cache, tmp_path, capsys, monkeypatch):
+    """`bmm-search --log <a folder>` used to end in an IsADirectoryError after loading the zoo."""
+    import nbmerge.pools.zoo as zoo
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    monkeypatch.setattr(zoo, "load_zoo", lambda *a, **k: pytest.fail("the zoo was loaded before --log was checked"))
+    assert main(["bmm-search", "--suite", "micro", "--anchor", "task_arithmetic", "--budget", "1", "--quiet",
+                 "--gram", "task_vector", "--log", str(folder), "--cache", str(micro_cache)]) == 2
+    one_line_error(capsys, "is a folder", "search.jsonl")
+    assert nothing_in(folder)
+
+
 # -- the zoo store -----------------------------------------------------------------------------------------------
 
 @pytest.fixture
@@ -681,6 +698,24 @@ def test_two_builds_of_one_suite_take_turns(tmp_path):
         thread.join(10)
     assert order == ["first in", "first out", "second in"]
     assert said == ["another build of micro is running on this cache; waiting for it to finish"]
+
+
+def test_two_zoo_build_commands_at_once_train_each_expert_once(tmp_path):
+    """The probe's case end to end: two `nbmerge zoo build micro` processes on one fresh cache. Each expert is
+    fine-tuned once (by whichever process got the lock), both exit 0, and the session log has one completed row."""
+    cache = tmp_path / "cache"
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
+    command = [sys.executable, "-m", "nbmerge", "zoo", "build", "micro", "--quiet", "--cache", str(cache)]
+    first = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    second = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    outputs = [p.communicate(timeout=600)[0] for p in (first, second)]
+    assert [p.returncode for p in (first, second)] == [0, 0], outputs
+    both = "".join(outputs)
+    assert both.count("fine-tuning expert 1/3") == 1 and both.count("fine-tuning expert 3/3") == 1, outputs
+    sessions = json.loads((suite_dir("micro", cache) / build.SESSIONS_FILE).read_text())
+    rows = sessions["sessions"] if isinstance(sessions, dict) else sessions
+    assert [row["outcome"] for row in rows] == ["completed"], rows
+    load_zoo("micro", cache)
 
 
 def test_link_and_builds_leave_no_temporaries(cache, tmp_path, monkeypatch):

@@ -318,6 +318,44 @@ def test_report_check_opens_every_page(book, tmp_path, capsys):
     assert any(p.startswith("TeX errors") for p in problems), problems
 
 
+EVIL = "alpha<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>"
+EVIL_CELLS = [
+    ("parameters", 'smoke = False\nlabel = "x"'),
+    ("code", "from nbmerge.experiments.common import claim, finish, table\n"
+             "from nbmerge.verdicts import decide\n"
+             "display(table([{'expert': label, 'accuracy': 0.5}], caption=f'experts of {label}'))\n"
+             "claims = [claim(f'{label} beats the base', label, decide(1.0, interval=[0.5, 1.5], threshold=0.0),\n"
+             "                label, id='E1')]\n"
+             "finish('evil', headline={'name': label, 'value': 1.0, 'format': '{:.1f}'},\n"
+             "       metrics={'label': label}, claims=claims, config={'label': label})"),
+]
+
+
+def test_names_that_are_html_reach_no_page_as_markup(tmp_path, capsys):
+    """A task, expert or parameter name that is HTML (an expert folder named `alpha<img onerror=...>`) is shown as
+    text on the notebook's page and on the index, and the browser check would fail a page that ran script the
+    report did not ship (negative control below)."""
+    folder = tmp_path / "notebooks"
+    write_notebook(folder / "evil.ipynb", EVIL_CELLS)
+    out = tmp_path / "reports"
+    assert main(["report", "--notebooks", str(folder), "--out", str(out), "--check", "-p", "label", EVIL]) == 0
+    assert "2 pages render offline" in capsys.readouterr().out
+    run_dir = next((out / "runs").glob("*"))
+    for page in (run_dir / "evil.html", run_dir / "index.html"):
+        text = page.read_text()
+        assert "<img src=x" not in text and "<script>document.title" not in text, page.name
+        assert visit(page).facts["title"] != "pwned"
+    assert "alpha&lt;img src=x" in (run_dir / "evil.html").read_text()
+    assert "alpha&lt;img src=x" in (run_dir / "index.html").read_text()
+    # negative control: the same page with the name written as HTML runs script, and the check says so
+    for live in ('<img src=x onerror="document.title=1">', "<script>document.title=1</script>",
+                 '<a href="javascript:alert(1)">x</a>'):
+        bad = run_dir / "live.html"
+        bad.write_text((run_dir / "evil.html").read_text().replace("</body>", live + "</body>"))
+        problems = check_pages([bad])[str(bad)]
+        assert any("scripts the report did not ship" in p for p in problems), (live, problems)
+
+
 def test_the_set_up_registers_the_kernel_the_notebooks_name():
     """`make setup` registers the `nbmerge` kernelspec inside the venv, on this interpreter: the notebooks open on it
     in JupyterLab and under a plain `papermill` from the venv."""

@@ -58,6 +58,14 @@ _PAGE_FACTS = """(() => {
     images_without_alt: imgs.filter(i => !(i.getAttribute('alt') || '').trim()
       || (i.getAttribute('alt') || '').includes('No description has been provided')).length,
     links: Array.from(document.links).map(a => a.getAttribute('href')),
+    // what could run script: <script> elements that JavaScript would execute (math/tex and MathJax's config are
+    // data to it), inline event handlers (onerror=...) and javascript: URLs, wherever they are on the page
+    scripts: Array.from(document.scripts)
+      .filter(s => !s.type || /^(module|(text|application)\\/(x-)?(java|ecma|j|live)script)$/i.test(s.type.trim()))
+      .map(s => s.src || ('inline: ' + s.textContent.trim().slice(0, 60))),
+    handlers: Array.from(document.querySelectorAll('*')).flatMap(e => Array.from(e.attributes)
+      .filter(a => /^on/i.test(a.name) || /^\\s*javascript:/i.test(a.value))
+      .map(a => `<${e.tagName.toLowerCase()} ${a.name}="${a.value.slice(0, 40)}">`)).slice(0, 10),
     text_length: text.length,
   });
 })()"""
@@ -225,9 +233,15 @@ def _short(url: str) -> str:
     return url[:120]
 
 
+def _shipped_script(src: str) -> bool:
+    """A report runs one script of its own: MathJax from the copy beside the reports (its files load their
+    extensions the same way); every other script, inline or not, came from somewhere else."""
+    return src.startswith("file:") and "/_static/mathjax/" in src
+
+
 def page_problems(visit_result: PageVisit) -> list[str]:
     """What makes a rendered report unfit to read offline: remote requests, raw TeX or TeX errors, figures that do
-    not load."""
+    not load, script the report did not ship."""
     facts = visit_result.facts
     problems = []
     if visit_result.network_requests:
@@ -240,6 +254,9 @@ def page_problems(visit_result: PageVisit) -> list[str]:
         problems.append(f"untypeset math: {facts['raw_tex'][:3]}")
     if facts.get("tex_errors"):
         problems.append(f"TeX errors: {facts['tex_errors'][:3]}")
+    foreign = [s for s in facts.get("scripts", []) if not _shipped_script(s)] + facts.get("handlers", [])
+    if foreign:  # e.g. a name from the user's folders written into a table as HTML
+        problems.append(f"{len(foreign)} scripts the report did not ship: {foreign[:3]}")
     if facts.get("images_decoded", 0) != facts.get("images", 0):
         problems.append(f"{facts['images'] - facts['images_decoded']} of {facts['images']} images did not load")
     if facts.get("images_without_alt", 0):
