@@ -70,10 +70,12 @@ peer-fusionbench: $(STAMP)
 
 # The added baselines (Consensus TA/TIES, TALL masks, EMR, Breadcrumbs, Model Stock) against FusionBench 0.2.33 and
 # mergekit 0.1.5, each in its own venv under ~/.cache/nbmerge/peers, and RegMean++ against FusionBench's
-# block-by-block driver on a random BERT; CART, PCB and TSV-C against float64 references in the tests.
+# block-by-block driver on a random BERT, and AdaMerging's learned coefficients against FusionBench's layer-wise wrapper
+# and loss on the same encoder, heads and batches; CART, PCB and TSV-C against float64 references in the tests.
 peer-baselines: $(STAMP)
 	$(PY) -m bench.peers.baselines --out reports
 	$(PY) -m bench.peers.regmean_plusplus --out reports
+	$(PY) -m bench.peers.adamerging --out reports
 
 # Speed and memory against mergekit 0.1.5 (LGPL: run from its own venv under ~/.cache/nbmerge/peers, 1.6 GB, never
 # a dependency): task arithmetic, TIES and DARE-TIES on a random 1.1 B-parameter bf16 Llama through both command

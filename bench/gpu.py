@@ -283,8 +283,9 @@ SAME_KERNEL = {"regmean_plusplus": "regmean"}
 
 
 def checked_on_gpu(method) -> bool:
-    """Single models of dense experts with a kernel of their own (task-aware and LoRA-only methods are not)."""
-    return not (method.task_aware or method.lora_only or method.name in SAME_KERNEL)
+    """Single models of dense experts with a kernel of their own (task-aware and LoRA-only methods are not, nor a
+    method whose coefficients are learned: AdaMerging's merge is task arithmetic's weighted sum)."""
+    return not (method.task_aware or method.lora_only or method.learned or method.name in SAME_KERNEL)
 
 
 def _stat_kwargs(method: str, stats: Mapping[str, list[Path]], tasks: int) -> dict:

@@ -5,8 +5,8 @@
 
 One row per registered method: the data it needs, whether it gives one model, whether LoRA adapter experts merge
 with it, and the peer it was checked against with the largest relative difference and the speed ratio found there
-(reports/peer_fusionbench.json, peer_baselines.json, peer_regmean_plusplus.json, peer_ace.json,
-mergekit.json). A method with no peer row says
+(reports/peer_fusionbench.json, peer_baselines.json, peer_regmean_plusplus.json, peer_adamerging.json,
+peer_ace.json, mergekit.json). A method with no peer row says
 how it is checked instead.
 """
 
@@ -55,6 +55,9 @@ def peer_rows() -> dict[str, list[tuple[str, float, float]]]:
         if r["method"] in ("consensus", "tall"):
             peer += " (its port of the official TALL-mask function)"
         out.setdefault(r["method"], []).append((peer, r["max_rel_diff"], r["speedup"]))
+    for r in (_load("peer_adamerging.json") or {}).get("rows", []):   # λ's difference relative to how far λ moved
+        out.setdefault("adamerging", []).append(("FusionBench 0.2.33 (its layer-wise wrapper and loss, random BERT)",
+                                                 r["diff_over_movement"], r["speedup"]))
     for r in (_load("peer_regmean_plusplus.json") or {}).get("rows", []):
         out.setdefault(r["method"], []).append(("FusionBench 0.2.33 (its block-by-block driver, on a random BERT)",
                                                 r["max_rel_diff"], r["speedup"]))
@@ -90,7 +93,8 @@ def table() -> str:
     lines = ["| method | data needed | result | LoRA experts | checked against | peer time / nbmerge time |",
              "|---|---|---|---|---|---|"]
     for m in all_methods():
-        data = ", ".join(DATA[s] for s in m.needs) or "none"
+        data = ", ".join(DATA[s] for s in m.needs) or (f"{m.learned} (to learn its coefficients)" if m.learned
+                                                       else "none")
         if m.optional:
             data += " (optional: " + ", ".join(DATA[s] for s in m.optional) + ")"
         if m.name in peers:

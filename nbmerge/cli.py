@@ -52,7 +52,10 @@ def _seed(text: str) -> int:
 
 
 def _statistics(method) -> str:
-    text = "data-free" if method.data_free else "needs " + ", ".join(method.needs)
+    if method.learned:
+        text = f"learned on {method.learned}"
+    else:
+        text = "data-free" if method.data_free else "needs " + ", ".join(method.needs)
     return text + "".join(f", {stat} optional" for stat in method.optional)
 
 
@@ -338,6 +341,39 @@ def cmd_stats(args) -> int:
     return 0
 
 
+def cmd_adamerging(args) -> int:
+    from pathlib import Path
+
+    from .device import resolve_device
+    from .io import check_output_file
+    from .pools.zoo import load_zoo
+    from .tune.adamerging import AdaMergingSettings, learn_on_zoo
+
+    settings = AdaMergingSettings(granularity=args.granularity, steps=args.steps, lr=args.lr, init=args.init,
+                                  clamp=not args.no_clamp, batch=args.batch, seed=args.seed)
+    out = Path(args.out)
+    check_output_file(out)  # before training, not after
+    if args.checkpoint and (os.path.isdir(args.checkpoint) or Path(args.checkpoint).resolve() == out.resolve()):
+        raise NbmergeError(f"--checkpoint {args.checkpoint} must be a file of its own (not a folder, not --out)")
+    device = resolve_device(args.device)
+    zoo = load_zoo(args.suite, args.cache)
+    start = time.perf_counter()
+    every = max(1, settings.steps // 20)
+
+    def progress(step, loss):
+        if not args.quiet and (step % every == 0 or step == settings.steps):
+            print(f"step {step}/{settings.steps}: entropy {loss:.4f}", flush=True)
+
+    learned = learn_on_zoo(zoo, settings, device=device, checkpoint=args.checkpoint, progress=progress)
+    learned.save(out)
+    lam = learned.lambdas
+    entropy = f"{learned.losses[0]:.4f} → {learned.losses[-1]:.4f}" if learned.losses else "not trained (0 steps)"
+    print(f"adamerging on {args.suite}: {lam.shape[0]} tasks × {lam.shape[1]} tensors, λ in [{lam.min():.3f}, "
+          f"{lam.max():.3f}] (mean {lam.mean():.3f}), entropy {entropy} in {time.perf_counter() - start:.1f}s -> {out}")
+    print(f"merge with: nbmerge merge --method adamerging --param coefficients={out} --base BASE --experts ...")
+    return 0
+
+
 def cmd_bmm_search(args) -> int:
     import json
 
@@ -390,9 +426,9 @@ def cmd_bmm_search(args) -> int:
 
 #: the registered methods, listed here so that building the parser imports no method (a test keeps it equal to the
 #: registry)
-METHODS = ("ace", "average", "bmm", "breadcrumbs", "cart", "consensus", "dare", "della", "emr", "fisher", "iso_c",
-           "iso_cts", "karcher", "knots", "model_stock", "mog_em", "pcb", "regmean", "regmean_plusplus", "slerp",
-           "tall", "task_arithmetic", "ties", "tsv", "tsv_c", "wudi", "wudi_closed_form")
+METHODS = ("ace", "adamerging", "average", "bmm", "breadcrumbs", "cart", "consensus", "dare", "della", "emr",
+           "fisher", "iso_c", "iso_cts", "karcher", "knots", "model_stock", "mog_em", "pcb", "regmean",
+           "regmean_plusplus", "slerp", "tall", "task_arithmetic", "ties", "tsv", "tsv_c", "wudi", "wudi_closed_form")
 CACHE_HELP = "cache folder (default $NBMERGE_CACHE or ~/.cache/nbmerge)"
 SUITE_HELP = "a built zoo suite or an imported pool"
 
@@ -570,6 +606,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=cmd_bmm_search)
+
+    p = sub.add_parser("adamerging", help="learn AdaMerging's coefficients on a zoo suite's unlabeled validation inputs",
+                       description="Layer-wise (or task-wise) AdaMerging: a coefficient per task and tensor, learned "
+                                   "by Adam on the entropy of each task's predictions over its unlabeled validation "
+                                   "inputs (labels and test never read). Writes a coefficient file for `nbmerge merge "
+                                   "--method adamerging --param coefficients=FILE`. With --checkpoint an interrupted "
+                                   "run resumes where it stopped.")
+    p.add_argument("--suite", required=True, help=SUITE_HELP)
+    p.add_argument("--out", required=True, help="the coefficient file to write (.safetensors)")
+    p.add_argument("--granularity", choices=["layer", "task"], default="layer",
+                   help="layer: one coefficient per task and tensor (the paper's best); task: one per task")
+    p.add_argument("--steps", type=int, default=500, help="Adam steps (the official code: 500)")
+    p.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate")
+    p.add_argument("--init", type=float, default=0.3, help="every coefficient's starting value (the paper's prior)")
+    p.add_argument("--no-clamp", action="store_true",
+                   help="do not clamp coefficients to [0, 1] (the official code clamps; FusionBench's CLIP config not)")
+    p.add_argument("--batch", type=int, default=16, help="unlabeled inputs of every task per step")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the batches' order")
+    p.add_argument("--checkpoint", default=None, help="save λ and Adam's state here as it trains; rerun to resume")
+    p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N]")
+    p.add_argument("--cache", default=None, help=CACHE_HELP)
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.set_defaults(func=cmd_adamerging)
 
     p = sub.add_parser("report", help="run every notebook with papermill and write offline HTML reports + index",
                        description="Execute notebooks/*.ipynb with their layered parameters (notebooks/parameters/"

@@ -76,6 +76,14 @@ class Evaluator:
         view.use_val_subset(per_task, seed)
         return view
 
+    def unlabeled(self, task: str, split: str = "val") -> torch.Tensor:
+        """The inputs of ``task``'s whole ``split``, ready for the encoder, without their labels (what an
+        unsupervised method such as AdaMerging may see; the validation subset of :meth:`use_val_subset` does not cut
+        it)."""
+        if split == "test":
+            raise ValueError("unlabeled inputs come from validation: test data never chooses anything")
+        return (self._full_val[task] if split == "val" else self._inputs[(task, split)])[0]
+
     def subset_spec(self, split: str) -> Optional[list]:
         """What part of ``split`` is evaluated (None: all of it): part of every cached trial's key."""
         return list(self._val_subset) if split == "val" and self._val_subset[0] else None

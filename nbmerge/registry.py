@@ -48,10 +48,12 @@ class Method:
     max_experts: Optional[int] = None
     #: merges LoRA adapter experts only (KnOTS aligns their low-rank updates); dense experts are refused
     lora_only: bool = False
+    #: what a separate step learns the method's parameters from (AdaMerging: "unlabeled inputs"); "" if nothing
+    learned: str = ""
 
     @property
     def data_free(self) -> bool:
-        return not self.needs
+        return not self.needs and not self.learned
 
     def check_params(self, params: dict[str, Any]) -> dict[str, Any]:
         """Reject unknown names (listing the valid ones) and coerce values to the default's type."""
@@ -119,7 +121,7 @@ def coerce(value: Any, default: Any, where: str) -> Any:
 
 def register(name: str, *, paper: str, help: dict[str, str], needs: tuple[str, ...] = (),
              optional: tuple[str, ...] = (), task_aware: bool = False, max_experts: Optional[int] = None,
-             lora_only: bool = False):
+             lora_only: bool = False, learned: str = ""):
     """Register a merge function under ``name`` with its paper link and parameter meanings."""
 
     def wrap(fn: Callable) -> Callable:
@@ -141,7 +143,7 @@ def register(name: str, *, paper: str, help: dict[str, str], needs: tuple[str, .
         if name in _REGISTRY:
             raise TypeError(f"method {name!r} registered twice")
         _REGISTRY[name] = Method(name, fn, paper, summary, tuple(needs), params, tuple(optional), task_aware,
-                                 max_experts, lora_only)
+                                 max_experts, lora_only, learned)
         fn.method = _REGISTRY[name]
         return fn
 

@@ -71,12 +71,19 @@ def test_the_adapter_expert_is_the_dense_model_it_defines(llama64):
 
 
 @pytest.mark.parametrize("method", [m.name for m in all_methods() if not m.lora_only])  # KnOTS: test_knots.py
-def test_merging_adapters_equals_merging_their_dense_experts(llama64, method):
+def test_merging_adapters_equals_merging_their_dense_experts(llama64, method, tmp_path):
     base, state, adapters, dense = llama64
     spec = nbmerge.get_method(method)
     grams, fishers = _statistics(state)
     stats = {name: {"grams": grams, "fishers": fishers}[name] for name in spec.needs}
     params = QUICK.get(method, {})
+    if method == "adamerging":   # its coefficients, as `nbmerge adamerging` would learn them: one per task and tensor
+        from nbmerge.methods.adamerging import Coefficients
+
+        keys = [k for k, v in state.items() if v.is_floating_point()]
+        lambdas = torch.rand(len(adapters), len(keys), generator=torch.Generator().manual_seed(0))
+        path = Coefficients([f"t{i}" for i in range(len(adapters))], keys, lambdas).save(tmp_path / "c.safetensors")
+        params = {"coefficients": str(path)}
     count = spec.max_experts or len(adapters)   # SLERP merges one expert into the base
     adapters, dense = adapters[:count], dense[:count]
     stats = {name: value[:count] for name, value in stats.items()}

@@ -312,6 +312,14 @@ PLAN: dict[str, Plan] = {
     "grams_pp/t1.safetensors grams_pp/t2.safetensors --out merged.safetensors": Plan(
         "parse", "its Grams must be RegMean++'s for the same experts (the suite's own, from the command above); the "
         "merge is tested in tests/test_regmean_plusplus.py"),
+    "nbmerge adamerging --suite text8 --steps 500 --out coefficients.safetensors": Plan(
+        "swap", _TEXT8 + "; 500 steps: 3 there",
+        swaps=(("--suite text8", f"--suite {POOL}"), ("--steps 500", "--steps 3")),
+        check=lambda r, s: (s / "coefficients.safetensors").exists() and "merge with" in r.stdout),
+    "nbmerge merge --method adamerging --base base.safetensors --experts e1.safetensors e2.safetensors --param "
+    "coefficients=coefficients.safetensors --out merged.safetensors": Plan(
+        "parse", "its coefficients must be learned for the same experts (the suite's own, from the command above); the "
+        "merge is tested in tests/test_adamerging.py"),
     # -- real CLIP checkpoints
     "nbmerge pool import clip-vit-b32-8 --checkpoints /data/ckpt/ViT-B-32 --data-root /data/datasets --device cuda":
         Plan("run", check=_check_pool_import),

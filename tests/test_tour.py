@@ -76,7 +76,7 @@ def test_claims_take_the_four_outcomes():
                               "tsv": (0.6, 1.4, 0.6),        # the same predictions as task arithmetic: collapsed
                               "iso_cts": (0.5, 4.0, 0.5)})
     claims = {c.id: c for c in tour_claims.tour_claims(comparison)}
-    assert [c for c in claims] == ["T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8"]
+    assert [c for c in claims] == ["T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9"]
     assert claims["T1"].verdict == "held" and "+11.1" in claims["T1"].ours      # (0.7 − 0.6) / 0.9
     assert "ties 1; task_arithmetic 0.3" in claims["T1"].evidence               # each model's own α
     assert claims["T2"].verdict == "not tested" and "collapsed" in claims["T2"].evidence
@@ -84,6 +84,7 @@ def test_claims_take_the_four_outcomes():
     assert claims["T4"].verdict == "not tested" and "regmean was not run" in claims["T4"].evidence
     assert claims["T6"].verdict == claims["T7"].verdict == "not tested"
     assert claims["T8"].verdict == "not tested" and "regmean_plusplus was not run" in claims["T8"].evidence
+    assert claims["T9"].verdict == "not tested" and "adamerging was not run" in claims["T9"].evidence
     for c in claims.values():
         assert "arXiv" in c.source and ".md" not in c.source and c.suite == "toy" and c.paper and c.setting
         assert c.verdict in ("held", "contradicted", "inconclusive", "not tested")

@@ -22,6 +22,7 @@ from ..metrics import normalized_mean
 from ..pools.sequential import grams_of_kind
 from ..walker import WalkOptions
 from ..taskaware import shown
+from .analyses import cached  # noqa: F401 (the notebook's `tour.cached`)
 from .common import check_config
 
 # What each classic method fixes, in one line (shown in the comparison table and the notebook).
@@ -39,6 +40,8 @@ EXPLAINS = {
     "regmean_plusplus": "RegMean, block by block, on the inputs the merged earlier blocks produce (needs data)",
     "ace": "RegMean's closed form with each task's input covariance estimated from its own task vector (no data)",
     "bmm": "a Bayesian regression of each layer, with an anchor merge as the prior mean",
+    "adamerging": "a coefficient per task and layer, learned by lowering the entropy of the predictions on unlabeled "
+                  "validation inputs (needs data)",
 }
 # Each method's parameters in the tour: its paper's defaults, except ACE at the paper's ViT ε = 1e-5 (the official
 # code's default is 1e-2), so that "ace" is one configuration under one name in every notebook (10_ace.ipynb's
@@ -61,6 +64,7 @@ class TourConfig:
     seed: int                    # seeds the Gram sample (and the trial cache's first validation subset)
     seeds: tuple                 # validation subsets, one α choice each (0: the whole split, then one seed)
     methods: tuple
+    adamerging_steps: int        # AdaMerging's Adam steps on the unlabeled validation inputs
     val_examples: int            # validation examples per task on which α is chosen (0: the whole split)
     gram_examples: int           # training examples per task whose activations form RegMean's (and BMM's) Grams
     top_fraction: float          # share of singular directions compared in the subspace-overlap figure
@@ -147,6 +151,13 @@ def tune_and_test(cache, method: str, base: dict, experts: list[dict], grams, co
     ``method`` with ``params`` reuses the same entries). The α = 1 merge is made at most once for all seeds, and only
     on a cache miss; seeds that choose the same α share their test predictions."""
     params = dict(PARAMS.get(method, {}) if params is None else params)
+    if method == "adamerging":   # learned per seed on the unlabeled validation inputs, then α like every method
+        from ..tune.adamerging import AdaMergingSettings, tune_and_test as adamerging_runs
+
+        return adamerging_runs(cache, base, experts,
+                               lambda s: AdaMergingSettings(**{"steps": config.adamerging_steps, **params, "seed": s}),
+                               validation_seeds(config) if seeds is None else seeds,
+                               lambda s: seeded_validation(cache, config.val_examples, s), config.device)
     data = uses_data(method, params)
     kind = protocol.gram_kind(method)   # RegMean++'s Grams are recorded at its default offdiag_scale
     recipe = protocol.method_recipe(method, params, protocol.gram_name(config.gram_examples, config.seed, kind)
@@ -167,32 +178,6 @@ def tune_and_test(cache, method: str, base: dict, experts: list[dict], grams, co
             out.append((tuned, protocol.method_test(cache, tuned, base)))
     held.clear()  # a merged model is ~90 MB on MiniLM: keep none once its predictions are cached
     return out
-
-
-def cached(zoo, config: TourConfig, name: str, compute, log=print, **key):
-    """An analysis of the zoo's checkpoints (task-vector geometry, interference), computed once per zoo, code and
-    ``key`` and kept as sealed JSON beside the trial cache, so a warm run recomputes nothing; an entry that fails
-    its checksum or was written by other code is recomputed (and said so), never used."""
-    import hashlib
-    import json
-
-    from ..codehash import code_fingerprint, seal, unseal
-    from ..io import atomic_write_text
-    from ..pools.zoo import cache_root
-
-    record_key = {"analysis": name, "code": code_fingerprint(), **key}
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
-    path = (cache_root(config.cache or None) / "analyses" / f"{zoo.root.name}-{protocol.zoo_fingerprint(zoo)}"
-            / f"tour-{name}-{digest}.json")
-    if path.exists():
-        ok, value, why = unseal(path.read_text(errors="replace"), record_key)
-        if ok:
-            return value
-        log(f"cached analysis {path.name}: {why}; recomputed")
-    value = compute()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, seal(record_key, value))
-    return json.loads(json.dumps(value))  # what a warm run reads back (tuples as lists)
 
 
 @dataclass

@@ -223,7 +223,8 @@ def _methods(data_free: bool = False, anchor: bool = False) -> list[str]:
     from ..methods import all_methods
 
     return [m.name for m in all_methods()
-            if set(m.needs) <= NOTEBOOK_STATISTICS and not (data_free and m.needs) and not (anchor and m.name == "bmm")]
+            if set(m.needs) <= NOTEBOOK_STATISTICS and not (data_free and not m.data_free)
+            and not (anchor and (m.name == "bmm" or m.learned))]   # a learned method is no anchor: nothing learns it
 
 
 def method(data_free: bool = False, anchor: bool = False) -> Check:
@@ -324,7 +325,8 @@ RULES: dict[str, Check] = {
         "budget", "search_seeds", "repeats", "grid_size", "gram_examples", "wudi_steps", "wudi_iters", "samples",
         "components", "pareto_components", "pareto_divisions", "em_iterations", "sg_examples", "bootstrap",
         "multitask_divisions_2", "multitask_divisions_3", "front_divisions_2", "front_divisions_3",
-        "timing_repeats", "bench_trials", "workers", "grid_repeats", "timing_trials", "ablation_seeds")},
+        "timing_repeats", "bench_trials", "workers", "grid_repeats", "timing_trials", "ablation_seeds",
+        "adamerging_steps")},
     **{name: count(0) for name in (
         "val_examples", "depth_bins", "ivon_steps", "pareto_ivon_steps", "multitask_steps", "timing_divisions_2",
         "timing_divisions_3")},
