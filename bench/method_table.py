@@ -29,6 +29,8 @@ OTHER_CHECKS = {
     "knots": "the official steps written out on LoRA adapters (tests/test_knots.py); FusionBench 0.2.33 has only "
              "the alignment",
     "tsv_c": "the official rule (⌊r/T⌋ directions per task) in tests/test_baselines.py",
+    "localize_stitch": "the official Localizer's and Stitcher's steps written out (tests/test_localize_stitch.py); "
+                       "the official code runs only inside its own benchmark scripts",
     "dare": "mergekit 0.1.5 DARE-TIES on a 1.1 B Llama (reports/mergekit.md; masks differ by design)",
     "fisher": "the closed form on a toy (tests/test_methods.py)",
     "mog_em": "the EM updates on a toy (tests/test_mog_em.py)",
@@ -36,6 +38,8 @@ OTHER_CHECKS = {
     "wudi_closed_form": "the exact minimiser of WUDI's objective (tests/test_methods.py)",
 }
 DATA = {"grams": "inputs' Grams (data)", "fishers": "Fisher diagonals (data)"}
+#: what a method can use beyond its statistics (a file a separate step learns)
+DATA_NOTES = {"localize_stitch": "none (optional: masks learned on a few labeled examples per class)"}
 
 
 def _load(name: str) -> Optional[dict]:
@@ -94,7 +98,7 @@ def table() -> str:
              "|---|---|---|---|---|---|"]
     for m in all_methods():
         data = ", ".join(DATA[s] for s in m.needs) or (f"{m.learned} (to learn its coefficients)" if m.learned
-                                                       else "none")
+                                                       else DATA_NOTES.get(m.name, "none"))
         if m.optional:
             data += " (optional: " + ", ".join(DATA[s] for s in m.optional) + ")"
         if m.name in peers:

@@ -374,6 +374,30 @@ def cmd_adamerging(args) -> int:
     return 0
 
 
+def cmd_localize(args) -> int:
+    from pathlib import Path
+
+    from .device import resolve_device
+    from .io import check_output_file
+    from .pools.zoo import load_zoo
+    from .tune.localize import LocalizeSettings, learn_on_zoo
+
+    settings = LocalizeSettings(sparsity=args.sparsity, sigmoid_bias=args.sigmoid_bias, lr=args.lr, l1=args.l1,
+                                epochs=args.epochs, shots=args.shots, batch=args.batch, seed=args.seed)
+    out = Path(args.out)
+    check_output_file(out)  # before training, not after
+    device = resolve_device(args.device)
+    zoo = load_zoo(args.suite, args.cache)
+    start = time.perf_counter()
+    masks = learn_on_zoo(zoo, settings, device=device, progress=lambda task: print(f"localizing {task}", flush=True))
+    masks.save(out)
+    kept = ", ".join(f"{task} {share:.2%}" for task, share in zip(masks.tasks, masks.proportion()))
+    print(f"localize on {args.suite}: masks keep {kept} of each task vector, in {time.perf_counter() - start:.1f}s "
+          f"-> {out}")
+    print(f"merge with: nbmerge merge --method localize_stitch --param masks={out} --base BASE --experts ...")
+    return 0
+
+
 def cmd_bmm_search(args) -> int:
     import json
 
@@ -427,8 +451,9 @@ def cmd_bmm_search(args) -> int:
 #: the registered methods, listed here so that building the parser imports no method (a test keeps it equal to the
 #: registry)
 METHODS = ("ace", "adamerging", "average", "bmm", "breadcrumbs", "cart", "consensus", "dare", "della", "emr",
-           "fisher", "iso_c", "iso_cts", "karcher", "knots", "model_stock", "mog_em", "pcb", "regmean",
-           "regmean_plusplus", "slerp", "tall", "task_arithmetic", "ties", "tsv", "tsv_c", "wudi", "wudi_closed_form")
+           "fisher", "iso_c", "iso_cts", "karcher", "knots", "localize_stitch", "model_stock", "mog_em", "pcb",
+           "regmean", "regmean_plusplus", "slerp", "tall", "task_arithmetic", "ties", "tsv", "tsv_c", "wudi",
+           "wudi_closed_form")
 CACHE_HELP = "cache folder (default $NBMERGE_CACHE or ~/.cache/nbmerge)"
 SUITE_HELP = "a built zoo suite or an imported pool"
 
@@ -629,6 +654,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache", default=None, help=CACHE_HELP)
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.set_defaults(func=cmd_adamerging)
+
+    p = sub.add_parser("localize", help="learn Localize-and-Stitch's masks on a few labeled validation examples",
+                       description="Per task, a sparse mask of its task vector, learned on k labeled examples per class "
+                                   "of the suite's validation split (test never read), as the official Localizer does "
+                                   "it. Writes a mask file for `nbmerge merge --method localize_stitch --param "
+                                   "masks=FILE` (without one, localize_stitch uses the dataless masks: the largest "
+                                   "|τ_t|).")
+    p.add_argument("--suite", required=True, help=SUITE_HELP)
+    p.add_argument("--out", required=True, help="the mask file to write (.safetensors)")
+    p.add_argument("--sparsity", type=float, default=1e-5, help="the initial mask: this share of the largest |τ_t|")
+    p.add_argument("--sigmoid-bias", type=float, default=5.0, help="the mask logits' starting magnitude")
+    p.add_argument("--lr", type=float, default=1e7, help="the official update's learning rate")
+    p.add_argument("--l1", type=float, default=1.0, help="the official update's l1_strength")
+    p.add_argument("--epochs", type=int, default=10, help="epochs over the k-shot examples")
+    p.add_argument("--shots", type=int, default=64, help="labeled validation examples per class")
+    p.add_argument("--batch", type=int, default=128, help="examples per gradient")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the k-shot choice and the batches' order")
+    p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N]")
+    p.add_argument("--cache", default=None, help=CACHE_HELP)
+    p.set_defaults(func=cmd_localize)
 
     p = sub.add_parser("report", help="run every notebook with papermill and write offline HTML reports + index",
                        description="Execute notebooks/*.ipynb with their layered parameters (notebooks/parameters/"

@@ -320,6 +320,14 @@ PLAN: dict[str, Plan] = {
     "coefficients=coefficients.safetensors --out merged.safetensors": Plan(
         "parse", "its coefficients must be learned for the same experts (the suite's own, from the command above); the "
         "merge is tested in tests/test_adamerging.py"),
+    "nbmerge localize --suite text8 --out masks.safetensors": Plan(
+        "swap", _TEXT8 + "; 10 epochs of 64 examples per class: 1 epoch of 2 there",
+        swaps=(("--suite text8", f"--suite {POOL} --epochs 1 --shots 2 --sparsity 0.01"),),
+        check=lambda r, s: (s / "masks.safetensors").exists() and "merge with" in r.stdout),
+    "nbmerge merge --method localize_stitch --base base.safetensors --experts e1.safetensors e2.safetensors --param "
+    "masks=masks.safetensors --out merged.safetensors": Plan(
+        "parse", "its masks must be learned for the same experts (the suite's own, from the command above); the "
+        "merge is tested in tests/test_localize_stitch.py"),
     # -- real CLIP checkpoints
     "nbmerge pool import clip-vit-b32-8 --checkpoints /data/ckpt/ViT-B-32 --data-root /data/datasets --device cuda":
         Plan("run", check=_check_pool_import),

@@ -33,6 +33,7 @@ EXPLAINS = {
     "tsv": "keeps each task's top singular directions and whitens them so tasks stop overlapping",
     "cart": "the mean task vector plus each task's low-rank deviation from it",
     "pcb": "weights each entry by how much its own task and the others need it, keeps the top 5% per task",
+    "localize_stitch": "keeps each task's largest 10% of task-vector entries, shares the overlaps equally",
     "emr": "one unified task vector, with a mask and a rescaler per task (task t runs its own model)",
     "tsv_c": "each task's own top singular directions (task t runs its own model)",
     "iso_cts": "flattens the spectrum of the common subspace, adds task-specific directions",
