@@ -5,8 +5,8 @@ As the official code (yifei-he/Localize-and-Stitch, ``Localizer``) does it, per 
 
 * the mask's logits S start at +b where |τ_t| lies strictly above its k-th largest value over every parameter
   tensor of the encoder (k = ⌊sparsity·N⌋), −b elsewhere (b = ``sigmoid_bias``, 5);
-* each epoch, the model θ = θ₀ + σ(S) ⊙ τ_t is fixed, and over the shuffled k-shot examples (``batch`` at a time)
-  the gradient of the cross-entropy of task t's head is accumulated as g = mean over batches of lr·∇_θ ⊙ τ_t;
+* each epoch, the model θ = θ₀ + σ(S) ⊙ τ_t is fixed, and over the shuffled k-shot examples (``batch`` at a
+  time) the gradient of the cross-entropy of task t's head is accumulated as g = mean over batches of lr·∇_θ ⊙ τ_t;
   then S ← S − g·σ'(S) + l1·sign(S)·σ'(S) (the official update, whose ``l1_strength`` term has this sign);
 * after ``epochs`` epochs the mask is m_t = round(σ(S)) (S > 0).
 
