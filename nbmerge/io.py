@@ -385,6 +385,31 @@ def atomic_write_text(path: Union[str, os.PathLike], text: str) -> None:
     _atomic_write(Path(path), text.encode("utf-8", "backslashreplace"))  # a non-UTF-8 file name escaped
 
 
+def write_tagged(path: Union[str, os.PathLike], tensors: Mapping[str, torch.Tensor], fmt: str, **fields) -> Path:
+    """A safetensors file of nbmerge's own (learned coefficients, masks, checkpoints), written atomically: the
+    tensors, ``metadata["format"] = fmt`` and each field JSON-encoded beside it."""
+    path = Path(path)
+    meta = {"format": fmt, **{name: json.dumps(value) for name, value in fields.items()}}
+    _atomic_write(path, st_save(_contiguous_cpu(tensors), metadata=meta))
+    return path
+
+
+def read_tagged(path: Union[str, os.PathLike], fmt: str, what: str) -> tuple[dict[str, torch.Tensor], dict]:
+    """The tensors and decoded fields of a file :func:`write_tagged` wrote with ``fmt``; a file that is not one (or
+    not readable) is a ``CheckpointError`` naming ``what`` it should have been."""
+    try:
+        with safe_open(str(path), framework="pt") as handle:
+            meta = handle.metadata() or {}
+            if meta.get("format") != fmt:
+                raise CheckpointError(f"{path}: not {what}")
+            tensors = {key: handle.get_tensor(key) for key in handle.keys()}
+        return tensors, {name: json.loads(value) for name, value in meta.items() if name != "format"}
+    except (FileNotFoundError, CheckpointError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - safetensors' and json's own messages vary by version
+        raise CheckpointError(f"{path}: not a readable file of {what} ({exc})") from exc
+
+
 def _contiguous_cpu(tensors: Mapping[str, torch.Tensor]) -> StateDict:
     return {key: value.detach().to("cpu").contiguous() for key, value in tensors.items()}
 

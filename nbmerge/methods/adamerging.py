@@ -9,7 +9,6 @@ and a warning counts them; a key of the file that the model lacks, or another nu
 
 from __future__ import annotations
 
-import json
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,48 +57,29 @@ class Coefficients:
         return out
 
     def save(self, path: str | Path) -> Path:
-        """One ``[T]`` float32 tensor per key, the tasks and settings in the metadata (atomic)."""
-        from safetensors.torch import save as save_bytes
+        """One ``[T]`` float32 tensor per key, the tasks, key order and settings in the metadata (atomic)."""
+        from ..io import write_tagged
 
-        from ..io import _atomic_write
-
-        tensors = {key: self.lambdas[:, i].detach().float().contiguous().clone() for i, key in enumerate(self.keys)}
-        meta = {"format": FORMAT, "tasks": json.dumps(self.tasks), "keys": json.dumps(self.keys),
-                "settings": json.dumps(self.settings),
-                "final_loss": json.dumps(self.losses[-1] if self.losses else None)}
-        path = Path(path)
-        _atomic_write(path, save_bytes(tensors, metadata=meta))
-        return path
+        tensors = {key: self.lambdas[:, i].float() for i, key in enumerate(self.keys)}
+        return write_tagged(path, tensors, FORMAT, tasks=self.tasks, keys=self.keys, settings=self.settings,
+                            final_loss=self.losses[-1] if self.losses else None)
 
     @classmethod
     def load(cls, path: str | Path) -> "Coefficients":
-        from safetensors import safe_open
-
         from ..errors import CheckpointError
+        from ..io import read_tagged
 
-        try:
-            with safe_open(str(path), framework="pt") as handle:
-                meta = handle.metadata() or {}
-                stored = set(handle.keys())
-                keys = json.loads(meta.get("keys") or "null") if meta.get("format") == FORMAT else None
-                if keys is None or set(keys) != stored:   # the parameters' order (safetensors sorts names)
-                    keys = sorted(stored)
-                tensors = [handle.get_tensor(k) for k in keys]
-        except FileNotFoundError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - the library's own messages vary by version
-            raise CheckpointError(f"{path}: not a readable coefficient file ({exc})") from exc
-        if meta.get("format") != FORMAT:
-            raise CheckpointError(f"{path}: not an AdaMerging coefficient file (written by `nbmerge adamerging`)")
-        tasks = json.loads(meta["tasks"])
+        stored, meta = read_tagged(path, FORMAT, "an AdaMerging coefficient file (written by `nbmerge adamerging`)")
+        tasks, keys = meta["tasks"], meta.get("keys")
+        if keys is None or set(keys) != set(stored):   # the parameters' order (safetensors sorts names)
+            keys = sorted(stored)
+        tensors = [stored[k] for k in keys]
         if any(t.ndim != 1 or t.numel() != len(tasks) for t in tensors):
             raise CheckpointError(f"{path}: every coefficient must be a vector of {len(tasks)} (one per task)")
         lambdas = torch.stack(tensors, dim=1) if tensors else torch.zeros(len(tasks), 0)
         if not torch.isfinite(lambdas).all():
             raise CheckpointError(f"{path}: coefficients contain NaN or Inf")
-        settings = json.loads(meta.get("settings") or "null")
-        return cls(tasks, keys, lambdas, settings=settings)
-
+        return cls(tasks, keys, lambdas, settings=meta.get("settings"))
 
 
 def adamerging_prepare(view, *, coefficients: str = ""):

@@ -12,7 +12,6 @@ packed bit per entry and task.
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
 from dataclasses import dataclass
@@ -46,36 +45,21 @@ class Masks:
         return (kept / max(total, 1)).tolist()
 
     def save(self, path: str | Path) -> Path:
-        from safetensors.torch import save as save_bytes
-
-        from ..io import _atomic_write
+        from ..io import write_tagged
 
         tensors, shapes = {}, {}
         for key, mask in self.masks.items():
             flat = mask.reshape(len(self.tasks), -1).cpu().numpy()
             tensors[key] = torch.from_numpy(np.packbits(flat, axis=1))
             shapes[key] = list(mask.shape[1:])
-        meta = {"format": FORMAT, "tasks": json.dumps(self.tasks), "shapes": json.dumps(shapes),
-                "settings": json.dumps(self.settings)}
-        path = Path(path)
-        _atomic_write(path, save_bytes(tensors, metadata=meta))
-        return path
+        return write_tagged(path, tensors, FORMAT, tasks=self.tasks, shapes=shapes, settings=self.settings)
 
     @classmethod
     def load(cls, path: str | Path) -> "Masks":
-        from safetensors import safe_open
+        from ..io import read_tagged
 
-        try:
-            with safe_open(str(path), framework="pt") as handle:
-                meta = handle.metadata() or {}
-                packed = {k: handle.get_tensor(k) for k in handle.keys()}
-        except FileNotFoundError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - the library's own messages vary by version
-            raise CheckpointError(f"{path}: not a readable mask file ({exc})") from exc
-        if meta.get("format") != FORMAT:
-            raise CheckpointError(f"{path}: not a Localize-and-Stitch mask file (written by `nbmerge localize`)")
-        tasks, shapes = json.loads(meta["tasks"]), json.loads(meta["shapes"])
+        packed, meta = read_tagged(path, FORMAT, "a Localize-and-Stitch mask file (written by `nbmerge localize`)")
+        tasks, shapes = meta["tasks"], meta["shapes"]
         masks = {}
         for key, bits in packed.items():
             n = math.prod(shapes[key])
@@ -83,7 +67,7 @@ class Masks:
                 raise CheckpointError(f"{path}: the mask of {key!r} does not hold {len(tasks)} × {n} bits")
             flat = np.unpackbits(bits.numpy(), axis=1, count=n).astype(bool)
             masks[key] = torch.from_numpy(flat).reshape(len(tasks), *shapes[key])
-        return cls(tasks, masks, json.loads(meta.get("settings") or "null"))
+        return cls(tasks, masks, meta.get("settings"))
 
 
 def stitch(deltas: Sequence[torch.Tensor], masks: Sequence[torch.Tensor]) -> torch.Tensor:

@@ -134,10 +134,11 @@ def _checkpoint_meta(key: dict) -> str:
     return json.dumps(key, sort_keys=True)
 
 
-def _save_checkpoint(path: Path, key: dict, step: int, raw: torch.Tensor, optimizer, losses: list[float]) -> None:
-    from safetensors.torch import save as save_bytes
+CHECKPOINT = "nbmerge-adamerging-checkpoint-1"
 
-    from ..io import _atomic_write
+
+def _save_checkpoint(path: Path, key: dict, step: int, raw: torch.Tensor, optimizer, losses: list[float]) -> None:
+    from ..io import write_tagged
 
     state = optimizer.state.get(raw, {})
     tensors = {"lambdas": raw.detach().clone()}
@@ -145,27 +146,24 @@ def _save_checkpoint(path: Path, key: dict, step: int, raw: torch.Tensor, optimi
         tensors["exp_avg"] = state["exp_avg"].detach().clone()
         tensors["exp_avg_sq"] = state["exp_avg_sq"].detach().clone()
         tensors["adam_step"] = torch.as_tensor(state["step"], dtype=torch.float32).reshape(1).clone()
-    meta = {"key": _checkpoint_meta(key), "step": str(step), "losses": json.dumps(losses)}
-    _atomic_write(path, save_bytes(tensors, metadata=meta))
+    write_tagged(path, tensors, CHECKPOINT, key=_checkpoint_meta(key), step=step, losses=losses)
 
 
 def _load_checkpoint(path: Path, key: dict, raw: torch.Tensor, optimizer, steps: int, log
                      ) -> tuple[int, list[float]]:
     """Restore λ and Adam's state from ``path`` when it was written by this run's settings and inputs; (step,
     losses) to go on from, or (0, []) to start anew (said so, unless there is no checkpoint)."""
-    from safetensors import safe_open
+    from ..io import read_tagged
 
     if not path.exists():
         return 0, []
     try:
-        with safe_open(str(path), framework="pt") as handle:
-            meta = handle.metadata() or {}
-            tensors = {k: handle.get_tensor(k) for k in handle.keys()}
+        tensors, meta = read_tagged(path, CHECKPOINT, "an AdaMerging checkpoint")
         if meta.get("key") != _checkpoint_meta(key):
             log(f"adamerging: checkpoint {path} belongs to another run (other settings, inputs or models); "
                 "starting anew")
             return 0, []
-        step, losses = int(meta["step"]), json.loads(meta["losses"])
+        step, losses = int(meta["step"]), list(meta["losses"])
         if step > steps:
             log(f"adamerging: checkpoint {path} is at step {step}, past the {steps} asked for; starting anew")
             return 0, []
