@@ -84,6 +84,13 @@ class Evaluator:
             raise ValueError("unlabeled inputs come from validation: test data never chooses anything")
         return (self._full_val[task] if split == "val" else self._inputs[(task, split)])[0]
 
+    def labeled(self, task: str, split: str = "val") -> tuple[torch.Tensor, torch.Tensor]:
+        """``task``'s validation inputs and labels as evaluated now (the seeded subset of :meth:`use_val_subset`, or
+        the whole split): the labeled examples a method may learn from where validation already chooses α."""
+        if split != "val":
+            raise ValueError("labeled examples come from validation: test data never chooses anything")
+        return self._inputs[(task, split)]
+
     def subset_spec(self, split: str) -> Optional[list]:
         """What part of ``split`` is evaluated (None: all of it): part of every cached trial's key."""
         return list(self._val_subset) if split == "val" and self._val_subset[0] else None

@@ -156,3 +156,55 @@ def test_the_cli_learns_on_validation_and_the_merge_reads_the_file(micro_cache, 
     expected = reference_stitch(base, experts, {k: list(m) for k, m in masks.masks.items()})
     got = load_state_dict(merged)
     assert all(np.allclose(got[k].double().numpy(), expected[k].numpy(), atol=1e-6) for k in got)
+
+
+def test_in_the_tour_masks_are_learned_per_seed_on_its_labeled_subset_and_cached(micro_cache, monkeypatch):
+    """The tour's learned variant: per validation seed, masks learned on exactly the labeled examples α is chosen
+    on (never test), stitched by the registered method, α on the grid; a second run trains nothing."""
+    from nbmerge.experiments import tour
+    from nbmerge.pools.zoo import load_models, open_zoo
+    from nbmerge.report.validate import problems
+    from nbmerge.tune import localize
+    from test_tour import _config
+
+    config = _config(cache=str(micro_cache), methods=["task_arithmetic", "localize_stitch_learned"],
+                     val_examples=20, seeds=[0, 1], bmm_grams=[])
+    zoo = open_zoo(config.suite, config.cache)
+    base, experts = load_models(zoo)
+    seen = []
+    real = localize.learn_masks
+
+    def recording(arch, heads, labeled, *args, **kwargs):
+        seen.append({t: (x.clone(), y.clone()) for t, (x, y) in labeled.items()})
+        return real(arch, heads, labeled, *args, **kwargs)
+    monkeypatch.setattr(localize, "learn_masks", recording)
+    cache = tour.trials(zoo, config)
+    runs = tour.tune_and_test(cache, "localize_stitch_learned", base, experts, None, config)
+    assert len(seen) == 2 and len(runs) == 2
+    for seed, labeled in enumerate(seen):
+        view = cache.evaluator.with_val_subset(20, seed)
+        for task, (x, y) in labeled.items():
+            want_x, want_y = view.labeled(task)
+            assert torch.equal(x, want_x) and torch.equal(y, want_y) and len(y) == 20
+    recipes = [tuned.recipe for tuned, _ in runs]
+    assert all(r["method"] == "localize_stitch" and r["params"]["masks"] == "learned" for r in recipes)
+    assert recipes[0]["params"]["examples"] != recipes[1]["params"]["examples"]   # one draw per seed
+    assert [r["params"]["seed"] for r in recipes] == [0, 1]
+    assert all(tuned.alpha in [r["alpha"] for r in tuned.curve] for tuned, _ in runs)
+    seen.clear()
+    again = tour.tune_and_test(tour.trials(zoo, config), "localize_stitch_learned", base, experts, None, config)
+    assert not seen and [t.curve for t, _ in again] == [t.curve for t, _ in runs]
+    rows = tour.comparison_rows(_comparison_of(config, zoo, runs))
+    assert "learned on labeled validation" in rows[-1]["what it does"]
+    assert problems("00_tour", {"methods": ["ties", "localize_stitch_learned"]}) == {}
+    assert "localize_stitch_learned" in problems("10_ace", {"methods": ["localize_stitch_learned"]})["methods"]
+
+
+def _comparison_of(config, zoo, runs):
+    from nbmerge.experiments import tour
+
+    tasks = list(zoo.tasks)
+    comparison = tour.Comparison(config.suite, tasks, {t: 1.0 for t in tasks}, {t: 0.5 for t in tasks}, 0.5,
+                                 seeds=tuple(config.seeds))
+    comparison.add("localize_stitch_learned", runs)
+    return comparison

@@ -43,7 +43,12 @@ EXPLAINS = {
     "bmm": "a Bayesian regression of each layer, with an anchor merge as the prior mean",
     "adamerging": "a coefficient per task and layer, learned by lowering the entropy of the predictions on unlabeled "
                   "validation inputs (needs data)",
+    "localize_stitch_learned": "Localize-and-Stitch with each task's mask learned on labeled validation examples, "
+                               "overlaps shared equally (needs data)",
 }
+# Tour names that are a registered method trained in the tour rather than a recipe of its own: Localize-and-Stitch
+# with masks learned per validation seed (the registered name alone is its dataless variant).
+VARIANTS = {"localize_stitch_learned": "localize_stitch"}
 # Each method's parameters in the tour: its paper's defaults, except ACE at the paper's ViT ε = 1e-5 (the official
 # code's default is 1e-2), so that "ace" is one configuration under one name in every notebook (10_ace.ipynb's
 # headline ACE; the trial cache shares its entries).
@@ -159,6 +164,12 @@ def tune_and_test(cache, method: str, base: dict, experts: list[dict], grams, co
                                lambda s: AdaMergingSettings(**{"steps": config.adamerging_steps, **params, "seed": s}),
                                validation_seeds(config) if seeds is None else seeds,
                                lambda s: seeded_validation(cache, config.val_examples, s), config.device)
+    if method == "localize_stitch_learned":   # masks learned per seed on its labeled subset, then α like every method
+        from ..tune.localize import LocalizeSettings, tune_and_test as localize_runs
+
+        return localize_runs(cache, base, experts, lambda s: LocalizeSettings(**{**params, "seed": s}),
+                             validation_seeds(config) if seeds is None else seeds,
+                             lambda s: seeded_validation(cache, config.val_examples, s), config.device)
     data = uses_data(method, params)
     kind = protocol.gram_kind(method)   # RegMean++'s Grams are recorded at its default offdiag_scale
     recipe = protocol.method_recipe(method, params, protocol.gram_name(config.gram_examples, config.seed, kind)
@@ -294,7 +305,7 @@ def comparison_rows(comparison: Comparison, notes: Optional[dict] = None) -> lis
                      "α": ", ".join(f"{a:g}" for a in comparison.alphas(name)),
                      "val": comparison.val_at_alpha(name), "test": comparison.mean_accuracy(name),
                      "normalized": comparison.normalized(name), "vs reference": versus,
-                     "what it does": notes.get(runs[0][0].recipe["method"], ""), **comparison.accuracy(name)})
+                     "what it does": notes.get(name, notes.get(runs[0][0].recipe["method"], "")), **comparison.accuracy(name)})
     return rows
 
 

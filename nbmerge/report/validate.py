@@ -232,6 +232,12 @@ def method(data_free: bool = False, anchor: bool = False) -> Check:
     return one_of(what, lambda: _methods(data_free, anchor))
 
 
+def _method_or_variant(value, ctx) -> Optional[str]:
+    """A registered method, or in the tour one of its trained variants (``experiments.tour.VARIANTS``)."""
+    extra = TOUR_VARIANTS() if ctx.notebook == "00_tour" else []
+    return one_of("method", lambda: _methods() + extra)(value, ctx)
+
+
 def device_name(value, _ctx) -> Optional[str]:
     from ..device import resolve_device
 
@@ -289,6 +295,7 @@ STRATEGIES = _constant("..tune.search", "STRATEGIES")
 VARIANTS = _constant("..tune.anchors", "VARIANTS")
 GRAM_SOURCES = _constant("..experiments.tour", "GRAM_SOURCES")
 FAMILIES = _constant("..experiments.pareto", "FAMILIES")
+TOUR_VARIANTS = _constant("..experiments.tour", "VARIANTS")
 
 positive = number(0.0, low_open=True)
 seed_value = count(0)
@@ -298,7 +305,7 @@ RULES: dict[str, Check] = {
     # what is merged, where and how
     "suite": suite_name,
     "suites": list_of(suite_name, distinct=True),
-    "methods": list_of(method(), distinct=True),
+    "methods": list_of(_method_or_variant, distinct=True),
     "baselines": list_of(method(), non_empty=False, distinct=True),
     "anchor": method(anchor=True),
     "anchors": list_of(method(anchor=True), distinct=True),

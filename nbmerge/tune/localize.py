@@ -144,3 +144,42 @@ def learn_on_zoo(zoo, settings: LocalizeSettings = LocalizeSettings(), *, device
     labeled = {task: (zoo.arch.inputs(zoo.arrays[task]["val_x"]).contiguous(),
                       torch.from_numpy(np.asarray(zoo.arrays[task]["val_y"])).long()) for task in zoo.tasks}
     return learn_masks(zoo.arch, heads, labeled, base, experts, settings, device=device, progress=progress)
+
+
+def tune_and_test(cache, base: Mapping[str, torch.Tensor], experts: Sequence[Mapping[str, torch.Tensor]],
+                  settings_of: Callable[[int], LocalizeSettings], seeds: Sequence[int],
+                  validation: Callable[[int], object], device: str = "cpu") -> list[tuple]:
+    """Localize-and-Stitch with learned masks under the notebooks' protocol, as ``[(protocol.Tuned, test
+    Predictions)]`` per seed: within ``validation(seed)``, each task's mask is learned with ``settings_of(seed)`` on
+    that seed's labeled validation subset (the examples α is chosen on: one subset is one draw), the masks are
+    stitched by the registered ``localize_stitch`` from their file, and α is chosen on the grid and tested once, like
+    every method. Test examples never reach the training; a warm cache trains nothing."""
+    import tempfile
+    from pathlib import Path
+
+    from .. import protocol
+    from ..merging import merge
+    from ..walker import WalkOptions
+
+    evaluator = cache.evaluator
+    tasks = list(evaluator.task_names)
+    out = []
+    for seed in seeds:
+        settings = settings_of(seed)
+        with validation(seed):
+            subset = evaluator.subset_spec("val") or "whole split"
+            recipe = protocol.method_recipe("localize_stitch", {
+                "masks": "learned", **asdict(settings), "examples": f"val {subset} (labeled)"})
+
+            def merged_at_one(settings=settings, labeled={t: evaluator.labeled(t, "val") for t in tasks}):
+                masks = learn_masks(evaluator.arch, {t: evaluator.heads[t] for t in tasks}, labeled, base, experts,
+                                    settings, device=device)
+                with tempfile.TemporaryDirectory(prefix="nbmerge-masks-") as folder:
+                    path = masks.save(Path(folder) / "masks.safetensors")
+                    return merge("localize_stitch", base, experts, {"masks": str(path), "scale": 1.0},
+                                 walk=WalkOptions(device=device))
+
+            tuned = protocol.tune_scale(cache, recipe, merged_at_one, base)
+            tuned.merge_fn = merged_at_one
+            out.append((tuned, protocol.method_test(cache, tuned, base)))
+    return out
