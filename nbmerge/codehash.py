@@ -87,6 +87,14 @@ def training_fingerprint() -> str:
 
 # ------------------------------------------------------------------------------------- small sealed JSON records
 
+def digest(value, length: int = 16) -> str:
+    """The first ``length`` hex digits of the sha256 of ``value``'s canonical JSON (keys sorted; anything JSON
+    cannot write, as ``str``): the one name every cache entry, log and store folder is given from its key."""
+    import json
+
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:length]
+
+
 def seal(key, value) -> str:
     """A small cached record as JSON text carrying a sha256 of its canonical content (key and value), so that a
     damaged or edited record is recognised on read (:func:`unseal`)."""

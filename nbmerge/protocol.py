@@ -124,7 +124,9 @@ def evaluate_predictions(evaluator, state: Optional[Mapping[str, torch.Tensor]],
 # ------------------------------------------------------------------------------------------------ trial cache
 
 def _digest(value) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:24]
+    from .codehash import digest
+
+    return digest(value, 24)
 
 
 def _entry_checksum(meta: dict, logits: Mapping[str, np.ndarray], labels: Mapping[str, np.ndarray]) -> str:

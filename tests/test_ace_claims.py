@@ -211,8 +211,8 @@ def test_cost_is_decided_by_a_bootstrap_over_interleaved_rounds():
 
 def test_merge_timing_interleaves_rounds_then_is_read_back(tmp_path, tiny, monkeypatch):
     base, experts = tiny
-    cache = SimpleNamespace(root=tmp_path)
-    lab = ace.Lab(SimpleNamespace(manifest={"suite": "tiny"}), cache, base, experts)
+    cache = SimpleNamespace(root=tmp_path, log=lambda *_: None)
+    lab = ace.Lab(SimpleNamespace(suite="tiny"), cache, base, experts, {})
     config = config_of(wudi_iters=2, timing_repeats=3)
     order = []
     import nbmerge.merging

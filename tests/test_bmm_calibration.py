@@ -23,7 +23,7 @@ from nbmerge.experiments import bmm_calibration, bmm_datafree, bmm_figures
 from nbmerge.metrics import expected_calibration_error
 from nbmerge.params import build_config, notebook_config
 from nbmerge.protocol import Predictions, TrialCache
-from nbmerge.tune import anchors, bmm_posterior, trials
+from nbmerge.tune import bmm_posterior, study
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 CALIBRATION_NB = NOTEBOOKS / "21_bmm_calibration.ipynb"
@@ -512,7 +512,7 @@ def _alignment(config, cache, zoo):
         grams = expert_grams(zoo, config.gram_examples, config.seed)
         return gram_alignment_vs_chance(base, experts, grams, config.k_fraction, config.device)
 
-    return trials.stored(cache, "bmm-alignment", bmm_datafree.alignment_key(config), measure)
+    return study.stored(cache.root, "bmm-alignment", bmm_datafree.alignment_key(config), measure, cache.log)
 
 
 def _labs(config):
@@ -523,21 +523,21 @@ def _labs(config):
 def _micro_source_study(config, labs):
     """Notebook 22, section 2: per anchor and seed (its own validation subset), BMM with both Gram sources."""
     first = labs[config.seeds[0]]
-    study = bmm_datafree.SourceStudy(first.suite, list(first.zoo.tasks), first.expert, config.margin,
-                                     seed=config.seed)
+    sources = bmm_datafree.SourceStudy(first.suite, list(first.zoo.tasks), first.expert, config.margin,
+                                       seed=config.seed)
     for anchor in config.anchors:
         for seed, lab in labs.items():
-            tuned = anchors.tune_anchor(lab, anchor, gram_examples=config.gram_examples, gram_seed=config.seed,
-                                        device=config.device)
+            tuned = study.tune_anchor(lab, anchor, gram_examples=config.gram_examples, gram_seed=config.seed,
+                                      device=config.device)
             for variant in ("data", "free"):
                 start = time.perf_counter()
-                tuning = anchors.run_search(lab, tuned, variant, strategy=config.strategy, seed=seed,
-                                            budget=config.budget, n_initial=config.n_initial, with_scale=True,
-                                            gram_examples=config.gram_examples, gram_seed=config.seed,
-                                            device=config.device)
-                study.add(tuned, variant, seed, tuning, seconds=time.perf_counter() - start)
-            study.decide(anchor, seed)
-    return study
+                tuning = study.run_search(lab, tuned, variant, strategy=config.strategy, seed=seed,
+                                          budget=config.budget, n_initial=config.n_initial, with_scale=True,
+                                          gram_examples=config.gram_examples, gram_seed=config.seed,
+                                          device=config.device)
+                sources.add(tuned, variant, seed, tuning, seconds=time.perf_counter() - start)
+            sources.decide(anchor, seed)
+    return sources
 
 
 def test_datafree_notebook_logic_on_micro(micro_cache):
@@ -579,14 +579,14 @@ def test_datafree_notebook_logic_on_micro(micro_cache):
 def _micro_calibration_study(config, labs):
     """Notebook 21's steps: per seed α, the search, σ̂², the validation sweep over τ, the chosen τ on test."""
     first = labs[config.seeds[0]]
-    tuned = {seed: anchors.tune_anchor(lab, config.anchor, gram_examples=config.gram_examples,
-                                       gram_seed=config.seed, device=config.device) for seed, lab in labs.items()}
-    study = bmm_calibration.CalibrationStudy(first.suite, list(first.zoo.tasks), first.expert, config.anchor,
-                                             config.margin, alphas={s: a.alpha for s, a in tuned.items()})
-    tunings = {seed: anchors.run_search(lab, tuned[seed], "data", strategy=config.strategy, seed=seed,
-                                        budget=config.budget, n_initial=config.n_initial, with_scale=True,
-                                        gram_examples=config.gram_examples, gram_seed=config.seed,
-                                        device=config.device)
+    tuned = {seed: study.tune_anchor(lab, config.anchor, gram_examples=config.gram_examples,
+                                     gram_seed=config.seed, device=config.device) for seed, lab in labs.items()}
+    cal_study = bmm_calibration.CalibrationStudy(first.suite, list(first.zoo.tasks), first.expert, config.anchor,
+                                                 config.margin, alphas={s: a.alpha for s, a in tuned.items()})
+    tunings = {seed: study.run_search(lab, tuned[seed], "data", strategy=config.strategy, seed=seed,
+                                      budget=config.budget, n_initial=config.n_initial, with_scale=True,
+                                      gram_examples=config.gram_examples, gram_seed=config.seed,
+                                      device=config.device)
                for seed, lab in labs.items()}
     noise = {seed: bmm_posterior.posterior_noise(labs[seed].cache, first.zoo, tuning)
              for seed, tuning in tunings.items()}
@@ -607,13 +607,13 @@ def _micro_calibration_study(config, labs):
         sampled_temps = calibration.fit_temperature(sampled_val)
         decision = bmm_calibration.calibration_decision(
             tuning.test_predictions, sampled_test, calibration.rescaled(tuning.test_predictions, point_temps),
-            calibration.rescaled(sampled_test, sampled_temps), study.expert, config.margin, seed=seed,
+            calibration.rescaled(sampled_test, sampled_temps), cal_study.expert, config.margin, seed=seed,
             eligible=chosen[seed]["eligible_count"] > 0)
-        study.runs.append(bmm_calibration.PosteriorRun(
+        cal_study.runs.append(bmm_calibration.PosteriorRun(
             seed, bmm_calibration.tuning_summary(tuning), noise[seed], sweeps[seed], chosen[seed],
             tuning.val_predictions, tuning.test_predictions, sampled_val, sampled_test, point_temps, sampled_temps,
             decision))
-    return study, sweeps, chosen, tunings
+    return cal_study, sweeps, chosen, tunings
 
 
 def test_calibration_notebook_logic_on_micro(micro_cache):

@@ -1,4 +1,4 @@
-"""The BMM benchmark and search notebooks' logic (nbmerge.tune.anchors, .benchmark, .compare and
+"""The BMM benchmark and search notebooks' logic (nbmerge.tune.study, .benchmark, .compare and
 nbmerge.experiments.bmm_benchmark*, bmm_search): verdicts on synthetic predictions (B1-B4), the bootstrap math, the
 notebooks' parameters, and both notebooks' steps end to end on the micro zoo with smoke settings (a second run with
 warm caches evaluates nothing)."""
@@ -17,7 +17,7 @@ from nbmerge.experiments import bmm_benchmark, bmm_benchmark_claims, bmm_benchma
 from nbmerge.experiments.common import finish
 from nbmerge.params import notebook_config
 from nbmerge.tune import compare
-from nbmerge.tune.anchors import AnchorRun, anchor_params, gram_source
+from nbmerge.tune.study import AnchorRun, anchor_params, gram_source
 from nbmerge.tune.benchmark import BMMRun, SuiteResult
 from nbmerge.tune.compare import StrategyResult
 

@@ -178,7 +178,7 @@ def test_in_the_tour_masks_are_learned_per_seed_on_its_labeled_subset_and_cached
         seen.append({t: (x.clone(), y.clone()) for t, (x, y) in labeled.items()})
         return real(arch, heads, labeled, *args, **kwargs)
     monkeypatch.setattr(localize, "learn_masks", recording)
-    cache = tour.trials(zoo, config)
+    cache = tour.open_lab(config).cache
     runs = tour.tune_and_test(cache, "localize_stitch_learned", base, experts, None, config)
     assert len(seen) == 2 and len(runs) == 2
     for seed, labeled in enumerate(seen):
@@ -192,7 +192,7 @@ def test_in_the_tour_masks_are_learned_per_seed_on_its_labeled_subset_and_cached
     assert [r["params"]["seed"] for r in recipes] == [0, 1]
     assert all(tuned.alpha in [r["alpha"] for r in tuned.curve] for tuned, _ in runs)
     seen.clear()
-    again = tour.tune_and_test(tour.trials(zoo, config), "localize_stitch_learned", base, experts, None, config)
+    again = tour.tune_and_test(tour.open_lab(config).cache, "localize_stitch_learned", base, experts, None, config)
     assert not seen and [t.curve for t, _ in again] == [t.curve for t, _ in runs]
     rows = tour.comparison_rows(_comparison_of(config, zoo, runs))
     assert "learned on labeled validation" in rows[-1]["what it does"]

@@ -219,7 +219,7 @@ def test_a_damaged_or_stale_analysis_is_recomputed_not_used(tmp_path, monkeypatc
         calls.append(1)
         return {"distance": 0.0976, "n": len(calls)}
     assert tour.cached(zoo, config, "geometry", compute, log=said.append)["n"] == 1
-    [entry] = (tmp_path / "analyses").rglob("tour-geometry-*.json")
+    [entry] = (tmp_path / "analyses").rglob("tour-geometry/*.json")
     entry.write_text(entry.read_text().replace("0.0976", "0.0376"))        # one digit changed
     assert tour.cached(zoo, config, "geometry", compute, log=said.append) == {"distance": 0.0976, "n": 2}
     assert "checksum" in said[-1]
@@ -266,7 +266,7 @@ def test_the_tour_on_micro_goes_through_the_trial_cache(micro_cache, monkeypatch
     monkeypatch.setattr(tour, "merge", counting_merge)
 
     def run():
-        cache = tour.trials(zoo, config)
+        cache = tour.open_lab(config).cache
         source = tour.gram_source(zoo, config)
 
         def grams(kind="data"):

@@ -231,18 +231,14 @@ def test_posterior_folders_are_named_by_the_training_code(monkeypatch):
 
 
 def test_small_records_beside_the_cache_are_sealed(tmp_path):
-    """``tune.trials.stored`` (Grams' summaries, factorisations, analyses): an edited, unsealed or swapped record is
+    """``tune.study.stored`` (Grams' summaries, factorisations, analyses): an edited, unsealed or swapped record is
     not used; it is recomputed with a warning, and the next read is clean."""
     import json as _json
     import warnings as _warnings
 
     from nbmerge.codehash import seal, unseal
     from nbmerge.errors import NbmergeWarning
-    from nbmerge.tune.trials import stored
-
-    class _Cache:
-        root = tmp_path
-        log = staticmethod(lambda *_: None)
+    from nbmerge.tune.study import stored
 
     calls = []
 
@@ -250,15 +246,15 @@ def test_small_records_beside_the_cache_are_sealed(tmp_path):
         calls.append(1)
         return {"best": 0.75, "rho": [1.0, -4.0]}
 
-    assert stored(_Cache, "analysis", {"k": 1}, compute) == {"best": 0.75, "rho": [1.0, -4.0]}
-    assert stored(_Cache, "analysis", {"k": 1}, compute) == {"best": 0.75, "rho": [1.0, -4.0]} and len(calls) == 1
+    assert stored(tmp_path, "analysis", {"k": 1}, compute) == {"best": 0.75, "rho": [1.0, -4.0]}
+    assert stored(tmp_path, "analysis", {"k": 1}, compute) == {"best": 0.75, "rho": [1.0, -4.0]} and len(calls) == 1
     (path,) = (tmp_path / "analysis").glob("*.json")
     record = _json.loads(path.read_text())
     record["value"]["best"] = 0.99                          # edited under the old checksum
     path.write_text(_json.dumps(record))
     with _warnings.catch_warnings(record=True) as caught:
         _warnings.simplefilter("always")
-        assert stored(_Cache, "analysis", {"k": 1}, compute)["best"] == 0.75 and len(calls) == 2
+        assert stored(tmp_path, "analysis", {"k": 1}, compute)["best"] == 0.75 and len(calls) == 2
     assert any(issubclass(w.category, NbmergeWarning) and "checksum" in str(w.message) for w in caught)
     path.write_text(seal({"k": 2}, {"best": 0.5}))          # another key's record under this name
     assert unseal(path.read_text(), {"k": 1})[2] == "it was written for another key"

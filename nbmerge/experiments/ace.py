@@ -22,6 +22,7 @@ from ..device import resolve_device
 from ..diagnostics import FORCED_ON, GATED_OFF, LADDER, ace_params, effective
 from ..errors import NbmergeError
 from ..methods.ace import CODE_EPS
+from ..tune.study import Lab, open_lab as study_lab
 from .common import check_config
 
 
@@ -109,35 +110,10 @@ def run_seeds(label: str, config: AceConfig) -> tuple:
 
 # ------------------------------------------------------------------------------------------------ running
 
-@dataclass
-class Lab:
-    """One suite, opened: its trial cache, base and experts (the zoo's, or a named variant set)."""
-
-    zoo: object
-    cache: protocol.TrialCache
-    base: dict
-    experts: list
-    experts_name: str = "zoo"
-    expert_accuracy: dict = field(default_factory=dict)     # normalizes every accuracy (the zoo's experts, test)
-    merge_seconds: dict = field(default_factory=dict)       # recipe key → merge wall times measured in this run
-
-    @property
-    def suite(self) -> str:
-        return self.zoo.manifest.get("suite") or self.zoo.root.name
-
-    def with_experts(self, experts: list, name: str) -> "Lab":
-        return Lab(self.zoo, self.cache, self.base, experts, name, self.expert_accuracy, self.merge_seconds)
-
-
 def open_lab(suite: str, config: AceConfig, log=print) -> Lab:
-    from ..io import load_state_dict
-    from ..pools.zoo import open_zoo
-
-    zoo = open_zoo(suite, config.cache)
-    cache = protocol.trial_cache(zoo, config.device, config.cache, config.val_examples, config.seed, log=log)
-    base = load_state_dict(zoo.base_path)
-    experts = [load_state_dict(p) for p in zoo.expert_paths]
-    return Lab(zoo, cache, base, experts, "zoo", dict(zoo.manifest["expert_accuracy"]["test"]))
+    """``suite`` opened by the study layer with the notebook's validation subset (its first seed)."""
+    return study_lab(suite, cache=config.cache, device=config.device, val_examples=config.val_examples,
+                     seed=config.seed, log=log)
 
 
 def lab_for(config: AceConfig, labs: dict, log=print) -> Lab:
@@ -340,24 +316,30 @@ def merge_timing(lab: Lab, config: AceConfig, labels: Sequence[str] = ("ace", "t
     torch), so a warm rerun reads it instead of merging again; a new environment measures again."""
     import gc
 
-    from ..io import atomic_write_text
     from ..merging import merge, timing_environment
+    from ..tune.study import stored
     from ..walker import WalkOptions
 
     chosen = [(label, method, params) for label, method, params in headline_runs(config) if label in labels]
     recipes = {label: protocol.method_recipe(method, params, None, lab.experts_name)
                for label, method, params in chosen}
     environment = timing_environment(config.device)
-    key = protocol._digest({"recipes": recipes, "environment": environment, "rounds": config.timing_repeats,
-                            "design": "interleaved"})
-    path = None if lab.cache.root is None else lab.cache.root / f"ace-merge-seconds-{key}.json"
-    if path is not None and path.exists():
-        try:
-            record = json.loads(path.read_text())
-            record["cached"] = True
-            return record
-        except (OSError, ValueError):
-            pass  # a damaged record is measured again
+    key = {"recipes": recipes, "environment": environment, "rounds": config.timing_repeats, "design": "interleaved"}
+    measured = []
+
+    def measure() -> dict:
+        measured.append(1)
+        return _timed_rounds(lab, config, chosen, environment, log)
+
+    return {**stored(lab.cache.root, "ace-merge-seconds", key, measure, lab.cache.log), "cached": not measured}
+
+
+def _timed_rounds(lab: Lab, config: AceConfig, chosen: list, environment: dict, log=print) -> dict:
+    import gc
+
+    from ..merging import merge
+    from ..walker import WalkOptions
+
     rounds = []
     start_all = time.perf_counter()
     for r in range(config.timing_repeats):
@@ -381,7 +363,5 @@ def merge_timing(lab: Lab, config: AceConfig, labels: Sequence[str] = ("ace", "t
     record = {"seconds": out, "rounds": rounds, "environment": environment, "suite": lab.suite,
               "reads": merge_bytes(lab.base, lab.experts), "wudi_iters": config.wudi_iters,
               "total_s": time.perf_counter() - start_all,
-              "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "cached": False}
-    if path is not None:
-        atomic_write_text(path, json.dumps(record, indent=1, sort_keys=True))
+              "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
     return record

@@ -2,7 +2,7 @@
 tables and headline. The claims are in :mod:`.bmm_benchmark_claims`, the figures in :mod:`.bmm_benchmark_figures`.
 
 BMM is Bayesian Model Merging (Li, Han, Su, Ji; arXiv 2605.12843). The notebook drives the library:
-``nbmerge.tune.anchors`` (the suite's trial cache, each anchor's α* on validation, one seeded search) and
+``nbmerge.tune.study`` (the suite's trial cache, each anchor's α* on validation, one seeded search) and
 ``nbmerge.tune.benchmark`` (BMM over every anchor, seed and variant, each seed on its own validation subset); the
 claims compare BMM with each anchor by one interval over seeds × test examples (``nbmerge.verdicts``). Nothing here re-implements the merge, the search or the comparison.
 
@@ -25,9 +25,9 @@ from .. import protocol
 from ..metrics import relative_gain
 from ..device import resolve_device
 from ..errors import NbmergeError
-from ..tune.anchors import VARIANT_NAMES, VARIANTS, anchor_needs_grams, check_anchor, open_lab, search_seconds
+from ..tune.study import (VARIANT_NAMES, VARIANTS, anchor_needs_grams, check_anchor, check_search_settings, open_lab,
+                          search_seconds)
 from ..tune.benchmark import SuiteResult, bmm_over_anchors
-from .bmm_common import check_search_settings
 from .common import check_config
 
 ANCHORS = ("task_arithmetic", "ties", "tsv", "iso_cts", "wudi", "regmean")      # the paper's plug-in anchors
@@ -78,7 +78,7 @@ class BenchmarkConfig:
         return [self.seed + i for i in range(self.search_seeds)]
 
     def search_settings(self) -> dict:
-        """The keyword arguments every search of this notebook shares (``tune.anchors.run_search``)."""
+        """The keyword arguments every search of this notebook shares (``tune.study.run_search``)."""
         return {"budget": self.budget, "n_initial": self.n_initial, "with_scale": self.with_scale,
                 "gram_examples": self.gram_examples, "gram_seed": self.gram_seed, "depth_bins": self.depth_bins,
                 "device": self.device}

@@ -18,7 +18,7 @@ from typing import Optional
 import numpy as np
 
 from .. import protocol, verdicts
-from ..tune.anchors import VARIANT_NAMES
+from ..tune.study import VARIANT_NAMES
 from ..tune.benchmark import SuiteResult
 from .bmm_common import SOURCE, WEAK_ANCHORS, combine, part_lines, seeded_accuracy
 from .common import claim

@@ -8,7 +8,7 @@ from statistics import mean
 import numpy as np
 
 from ..errors import NbmergeError
-from ..tune.anchors import VARIANTS
+from ..tune.study import VARIANTS
 from ..tune.benchmark import SuiteResult
 
 

@@ -4,7 +4,7 @@ predictive probabilities over S draws lowers the expected calibration error (ECE
 no loss of accuracy.
 
 The steps are library calls the notebook makes in view: one validation subset per search seed (:func:`seed_labs`),
-the anchor's α and BMM's search on it (``nbmerge.tune.anchors``, the benchmark notebook's searches: same space,
+the anchor's α and BMM's search on it (``nbmerge.tune.study``, the benchmark notebook's searches: same space,
 budget and seeds, so the trial cache and the search logs are shared), σ̂², the draws, the ensemble and the τ sweep
 (``nbmerge.tune.bmm_posterior``), logit temperature scaling and ECE bootstraps (``nbmerge.calibration``). Here: the
 config, the record of one seed (:class:`PosteriorRun`), the decisions (:func:`calibration_verdicts`), tables and
@@ -44,7 +44,7 @@ from ..errors import NbmergeError
 from ..methods import get_method
 from ..modules import MODULE_TYPES, module_type
 from ..protocol import Interval, Predictions
-from ..tune.trials import check_search_settings
+from ..tune.study import check_search_settings
 from ..verdicts import Decision
 from .common import check_config, claim
 
@@ -109,13 +109,13 @@ def as_dict(config) -> dict:
 
 def seed_labs(suite: str, seeds: Sequence[int], *, cache: str = "", device: str = "cpu",
               val_examples: int = 50) -> dict:
-    """One ``nbmerge.tune.anchors.Lab`` per search seed: the same zoo, models and memo (Grams, anchors and factorised
+    """One ``nbmerge.tune.study.Lab`` per search seed: the same zoo, models and memo (Grams, anchors and factorised
     solvers built once), each with its own trial cache whose validation subset is drawn with the search seed
     (``val_examples`` per task), so validation noise is part of the seed-to-seed spread. The cache entries and search
     logs are those of the benchmark notebook's searches at the same seeds and subsets.
 
     Each seed's cache validates on its own evaluator view (``Lab.at_seed`` → ``protocol.trial_cache``)."""
-    from ..tune.anchors import open_lab
+    from ..tune.study import open_lab
 
     lab = open_lab(suite, cache=cache, device=device, val_examples=val_examples, seed=seeds[0])
     return {seed: lab.at_seed(seed) for seed in seeds}

@@ -9,8 +9,8 @@ performs comparably to the data-assisted one. Checked twice:
   decides each median ratio over modules (``verdicts.decide`` on its bootstrap over modules) against 1, and the row
   is held when both are (contradicted when one is);
 * **B5a, end to end**: per search seed (each with its own validation subset, ``bmm_calibration.seed_labs``) and
-  anchor (α tuned on that subset, ``tune.anchors.tune_anchor``), BMM with each Gram source tuned by the same search
-  (``tune.anchors.run_search``: strategy, budget, seed, box, validation subset: the benchmark notebook's searches),
+  anchor (α tuned on that subset, ``tune.study.tune_anchor``), BMM with each Gram source tuned by the same search
+  (``tune.study.run_search``: strategy, budget, seed, box, validation subset: the benchmark notebook's searches),
   then one equivalence decision (:func:`equivalence_decision`) on normalized test accuracy, data-free −
   data-assisted, over seeds × test examples (``verdicts.hierarchical_samples``; several anchors are averaged per
   example): held when the 95% interval lies inside ±``margin`` points, contradicted when it lies wholly outside,
@@ -40,7 +40,7 @@ from ..device import resolve_device
 from ..errors import NbmergeError
 from ..methods import get_method
 from ..protocol import COLLAPSED_AGREEMENT, Interval, Predictions
-from ..tune.trials import check_search_settings
+from ..tune.study import check_search_settings
 from ..verdicts import Decision
 from .bmm_calibration import check_initial, conjunction
 from .common import check_config, claim
@@ -228,7 +228,7 @@ class SourceStudy:
 
     def add(self, anchor, gram: str, seed: int, tuning, seconds: float) -> SourceRun:
         """Record one search's best merge (and, the first time at this seed, the anchor at its α*). ``anchor``: the
-        ``tune.anchors.AnchorRun`` of this seed's validation subset."""
+        ``tune.study.AnchorRun`` of this seed's validation subset."""
         per_seed = self.anchors.setdefault(anchor.name, {})
         if seed not in per_seed:
             per_seed[seed] = {"alpha": anchor.alpha, "test": anchor.test,

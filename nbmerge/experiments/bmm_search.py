@@ -1,7 +1,7 @@
 """The logic behind ``notebooks/23_bmm_search.ipynb`` (claims B3, B4): BMM's outer loop, Bayesian optimisation,
 against a shared λ, random search and an exhaustive grid, on one suite and one α*-tuned anchor.
 
-The notebook drives the library: ``nbmerge.tune.anchors`` (trial cache, anchor on validation) and
+The notebook drives the library: ``nbmerge.tune.study`` (trial cache, anchor on validation) and
 ``nbmerge.tune.compare`` (every strategy of ``nbmerge.tune.search`` through ``tune_bmm``, same budget and seeds).
 Here: the config, the claims, the headline, the solve timing (``nbmerge.tune.timing``) and the convergence figure.
 
@@ -24,11 +24,11 @@ import numpy as np
 from .. import protocol, verdicts
 from ..device import resolve_device
 from ..errors import NbmergeError
-from ..tune.anchors import VARIANTS, check_anchor, open_lab
+from ..tune.study import VARIANTS, check_anchor, check_search_settings, open_lab
 from ..tune.compare import (STRATEGY_NAMES, StrategyResult, compare_strategies, strategy_name, strategy_rows,
                             strategy_summary, time_arms, time_ratio)
 from ..tune.search import STRATEGIES
-from .bmm_common import SOURCE, check_search_settings, combine, part_lines
+from .bmm_common import SOURCE, combine, part_lines
 from .common import check_config, claim
 
 PAPER_BUDGET = 20            # BO iterations in the paper's efficiency comparison

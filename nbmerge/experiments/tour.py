@@ -20,6 +20,8 @@ from ..merging import merge
 from ..methods import get_method
 from ..metrics import normalized_mean
 from ..pools.sequential import grams_of_kind
+from ..tune import study
+from ..tune.study import Lab
 from ..walker import WalkOptions
 from ..taskaware import shown
 from .analyses import cached  # noqa: F401 (the notebook's `tour.cached`)
@@ -105,10 +107,11 @@ class TourConfig:
 BASE_RECIPE = {"method": "base", "params": {}, "grams": None, "experts": "zoo", "scale": 0.0}
 
 
-def trials(zoo, config: TourConfig) -> protocol.TrialCache:
-    """The shared trial cache, its validation split cut to the first seed's subset (each α choice switches to its
-    own seed's, :func:`seeded_validation`)."""
-    return protocol.trial_cache(zoo, config.device, config.cache, config.val_examples, validation_seeds(config)[0])
+def open_lab(config: TourConfig) -> Lab:
+    """The suite opened by the study layer: zoo, models and the shared trial cache, its validation split cut to the
+    first seed's subset (each α choice switches to its own seed's, :func:`seeded_validation`)."""
+    return study.open_lab(config.suite, cache=config.cache, device=config.device, val_examples=config.val_examples,
+                          seed=validation_seeds(config)[0])
 
 
 def gram_source(zoo, config: TourConfig):
@@ -259,10 +262,8 @@ class Comparison:
 def open_comparison(zoo, config: TourConfig, cache, base: dict, reference: str = REFERENCE) -> Comparison:
     tasks = list(zoo.tasks)
     base_val = cache.predictions(BASE_RECIPE, "val", lambda: base).mean_accuracy()
-    manifest = zoo.manifest
-    return Comparison(manifest.get("suite") or zoo.root.name, tasks, dict(manifest["expert_accuracy"]["test"]),
-                      dict(manifest["base_accuracy"]["test"]), base_val, reference, seed=config.seed,
-                      seeds=validation_seeds(config))
+    return Comparison(zoo.suite, tasks, zoo.expert_accuracy, dict(zoo.manifest["base_accuracy"]["test"]), base_val,
+                      reference, seed=config.seed, seeds=validation_seeds(config))
 
 
 def compare_methods(zoo, config: TourConfig, base: dict, experts: list[dict], cache=None,

@@ -32,7 +32,6 @@ Decisions [D] (the paper body could not be checked; our choices):
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import math
 import time
@@ -116,11 +115,11 @@ def _positive(settings, strictly: Sequence[str], non_negative: Sequence[str]) ->
 def _digest(kind: str, settings, recipe: Recipe, extra: Optional[dict] = None) -> str:
     """The folder name's hash: the settings, the zoo's seed and the training code (``codehash.training_fingerprint``:
     a change to the training loops or the models trains again instead of reading runs the old code made)."""
-    from ..codehash import training_fingerprint
+    from ..codehash import digest, training_fingerprint
 
     payload = {"kind": kind, "settings": asdict(settings), "seed": recipe.seed, **(extra or {}),
                "code": training_fingerprint()}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
+    return digest(payload, 12)
 
 
 # ---------------------------------------------------------------------------------------------------- helpers

@@ -72,7 +72,7 @@ def beside_ours(figures: dict, ours: dict[str, dict[str, float]]) -> list[dict]:
 
 def for_zoo(zoo, ours: dict[str, dict[str, float]]) -> tuple[list[dict], str]:
     """``beside_ours`` for an opened zoo or pool and its source line; ([], why) when it has no published figures."""
-    suite = zoo.manifest.get("suite") or zoo.root.name
+    suite = zoo.suite
     figures = published_figures(suite, zoo.manifest)
     if figures is None:
         return [], (f"no published figures for {suite}: they exist for pools imported from the TALL-masks "

@@ -105,7 +105,9 @@ def cache_root(cache: Optional[str | os.PathLike] = None) -> Path:
 
 
 def recipe_hash(recipe: Recipe) -> str:
-    return hashlib.sha256(json.dumps(recipe.to_dict(), sort_keys=True).encode()).hexdigest()[:12]
+    from ..codehash import digest
+
+    return digest(recipe.to_dict(), 12)
 
 
 def store_hash(recipe: Recipe) -> str:
@@ -621,6 +623,16 @@ class Zoo:
         self.arrays = arrays
         self.arch = arch_from_dict(manifest["recipe"]["arch"])
         self._evaluator = None
+
+    @property
+    def suite(self) -> str:
+        """The suite's name (``text8``, ``clip-vit-b32-8`` ...): the manifest's, else the folder's."""
+        return self.manifest.get("suite") or self.root.name
+
+    @property
+    def expert_accuracy(self) -> dict[str, float]:
+        """Each expert's test accuracy on its own task (what normalizes every accuracy), a fresh dict."""
+        return dict(self.manifest["expert_accuracy"]["test"])
 
     @property
     def base_path(self) -> Path:

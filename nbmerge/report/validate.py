@@ -292,7 +292,7 @@ def _constant(module: str, name: str) -> Callable[[], list[str]]:
 
 
 STRATEGIES = _constant("..tune.search", "STRATEGIES")
-VARIANTS = _constant("..tune.anchors", "VARIANTS")
+VARIANTS = _constant("..tune.study", "VARIANTS")
 GRAM_SOURCES = _constant("..experiments.tour", "GRAM_SOURCES")
 FAMILIES = _constant("..experiments.pareto", "FAMILIES")
 TOUR_VARIANTS = _constant("..experiments.tour", "VARIANTS")

@@ -35,6 +35,7 @@ from typing import Callable, Mapping, Optional, Sequence
 import numpy as np
 import torch
 
+from ..codehash import digest
 from ..errors import NbmergeError
 from ..methods.adamerging import Coefficients
 
@@ -205,7 +206,7 @@ def learn_coefficients(arch, heads: Mapping[str, object], inputs: Mapping[str, t
     data = [inputs[t].to(device) for t in tasks]
     # what the run's trajectory depends on (not ``steps``: a longer run resumes a shorter one's checkpoint)
     run_key = {"settings": {k: v for k, v in asdict(settings).items() if k != "steps"}, "tasks": tasks,
-               "keys_digest": _digest(objective.keys),
+               "keys_digest": digest(objective.keys, 16),
                "inputs": [list(x.shape) for x in data], **(key or {})}
     path = Path(checkpoint) if checkpoint else None
     start, losses = _load_checkpoint(path, run_key, raw, optimizer, settings.steps, log) if path else (0, [])
@@ -229,12 +230,6 @@ def learn_coefficients(arch, heads: Mapping[str, object], inputs: Mapping[str, t
             _save_checkpoint(path, run_key, step + 1, raw, optimizer, losses)
     lambdas = used(raw.detach()).expand(len(tasks), len(objective.keys)).cpu().clone()
     return Coefficients(tasks, list(objective.keys), lambdas, losses, asdict(settings))
-
-
-def _digest(values) -> str:
-    import hashlib
-
-    return hashlib.sha256(json.dumps(values).encode()).hexdigest()[:16]
 
 
 def validation_inputs(zoo, device: str = "cpu") -> dict[str, torch.Tensor]:

@@ -1,8 +1,8 @@
 """BMM over several plug-in anchors on one suite, at several search seeds, each seed on its own validation subset.
 
-Per search seed: the lab's validation subset drawn with that seed (:meth:`nbmerge.tune.anchors.Lab.at_seed`); every
-anchor's α* tuned on it (:func:`nbmerge.tune.anchors.tune_anchor`); then, per variant (data Grams or task-vector
-Grams), one BMM search whose prior mean is that tuned anchor (:func:`nbmerge.tune.anchors.run_search`, seeded with
+Per search seed: the lab's validation subset drawn with that seed (:meth:`nbmerge.tune.study.Lab.at_seed`); every
+anchor's α* tuned on it (:func:`nbmerge.tune.study.tune_anchor`); then, per variant (data Grams or task-vector
+Grams), one BMM search whose prior mean is that tuned anchor (:func:`nbmerge.tune.study.run_search`, seeded with
 the same seed). The run keeps each search's test predictions beside its anchor's (and, when the scale is searched,
 the anchor's at α*·s*): the claims compare them over the seeds and the test examples at once
 (``nbmerge.verdicts.compare``), so the validation noise and the search's draw are both in the interval.
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
 from .. import protocol
-from .anchors import AnchorRun, Lab, run_search, scaled_anchor, tune_anchor
+from .study import AnchorRun, Lab, run_search, scaled_anchor, tune_anchor
 
 
 @dataclass

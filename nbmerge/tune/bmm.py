@@ -411,7 +411,7 @@ class BMMTrialRecipe:
 def _recipe(zoo, cache: TrialCache, trials: "_Trials", anchor_params, device: str) -> BMMTrialRecipe:
     """The recipe from which each Ray worker rebuilds ``trials.objective``: on a worker pinned to a GPU, "cuda"
     is its own GPU (Ray sets CUDA_VISIBLE_DEVICES), whichever ``cuda:N`` the driver uses."""
-    return BMMTrialRecipe(suite=zoo.manifest.get("suite") or zoo.root.name, zoo_cache=str(zoo.root.parent.parent),
+    return BMMTrialRecipe(suite=zoo.suite, zoo_cache=str(zoo.root.parent.parent),
                           zoo_root=str(zoo.root),
                           trials_root=None if cache.root is None else str(cache.root.parent),
                           val_subset=tuple(cache.evaluator.subset_spec("val") or ()) or None,
@@ -480,7 +480,7 @@ def tune_bmm(zoo, anchor: str = "task_arithmetic", *, anchor_params=None, grams:
     trials = _Trials(zoo, cache, base, experts, anchor, anchor_params, grams, gram_examples, gram_seed, beta,
                      depth_bins, dtype, device, groups, memo, timing)
     built, solver, anchor_key = trials.built, trials.solver, trials.anchor_key
-    expert_acc = {t: zoo.manifest["expert_accuracy"]["test"][t] for t in zoo.tasks}
+    expert_acc = {t: zoo.expert_accuracy[t] for t in zoo.tasks}
     expert_val = trials.expert_val
     anchor_preds = {split: cache.predictions(anchor_key, split, trials.anchor_state) for split in ("val", "test")}
     anchor_result = {"val": as_result(anchor_preds["val"], expert_val)["mean"],

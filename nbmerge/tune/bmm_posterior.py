@@ -28,7 +28,7 @@ from ..calibration import fit_temperature, rescaled
 from ..errors import NbmergeError
 from ..protocol import Predictions
 from .bmm import BMMTuning
-from .trials import stored
+from .study import stored
 
 Noise = Union[Mapping[str, float], Callable[[], Mapping[str, float]]]
 
@@ -51,7 +51,8 @@ def posterior_noise(cache: protocol.TrialCache, zoo, tuning: BMMTuning) -> dict[
         tokens = gram_tokens(zoo, gram_examples, gram_seed)
         return tuning.build_solver().noise_variance(tuning.lambdas, tokens=tokens)
 
-    return stored(cache, "bmm-noise", {"point": tuning.recipe, "noise": "residual per token"}, compute)
+    return stored(cache.root, "bmm-noise", {"point": tuning.recipe, "noise": "residual per token"}, compute,
+                  cache.log)
 
 
 def draw_generator(seed: int, index: int) -> torch.Generator:

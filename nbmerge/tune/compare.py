@@ -2,11 +2,11 @@
 
 Every strategy of ``nbmerge.tune.search`` (``bayes``: per-group log10 ρ by Bayesian optimisation; ``shared``: the
 same over one log10 ρ for every group; ``random``; ``grid``: exhaustive over the shared log10 ρ, × s when the scale
-is searched) runs through ``tune_bmm`` on the same α*-tuned anchor (:func:`nbmerge.tune.anchors.run_search`). A
+is searched) runs through ``tune_bmm`` on the same α*-tuned anchor (:func:`nbmerge.tune.study.run_search`). A
 seeded strategy runs once per seed (one search is one random draw); each seed draws its own validation subset (the
 subset seed = the search seed) and tunes the anchor's α* on it. The grid is deterministic given the subset: it runs
 at the first ``grid_repeats`` seeds. Logged wall time is each search's own
-(:func:`nbmerge.tune.anchors.search_seconds`); :func:`time_arms` times fresh trials of two strategies, interleaved.
+(:func:`nbmerge.tune.study.search_seconds`); :func:`time_arms` times fresh trials of two strategies, interleaved.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from .. import protocol
-from .anchors import AnchorRun, Lab, run_search, search_seconds, tune_anchor
+from .study import AnchorRun, Lab, run_search, search_seconds, tune_anchor
 
 STRATEGY_NAMES = {"bayes": "BO (per-group λ)", "shared": "shared λ (BO)", "random": "random search",
                   "grid": "grid (shared λ)"}

@@ -357,7 +357,9 @@ class SearchResult:
 # -- the log -----------------------------------------------------------------------------------------------------
 
 def _settings_hash(settings: dict) -> str:
-    return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
+    from ..codehash import digest
+
+    return digest(settings, 16)
 
 
 def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:

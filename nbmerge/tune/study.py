@@ -1,15 +1,19 @@
-"""BMM on an anchor tuned like every other method: one suite's trial cache, its anchors, their searches.
-
-The protocol the BMM studies follow (``tune_bmm`` does the search; this module sets it up the same way for every
-study, so their trial-cache entries and search logs are shared):
+"""The study layer every notebook and the ``bmm-search`` command stand on: one way to open a suite, tune an anchor,
+run a BMM search and keep a small result, so that their trial-cache entries, search logs and records are shared.
 
 * :func:`open_lab`: the suite's zoo, its trial cache (the seeded validation subset every notebook tunes on), its
   models, and the memo ``tune_bmm`` shares between searches (models, Grams, anchor merges, factorised solvers).
+  A :class:`Lab` knows its suite's name and its experts' test accuracies (what normalizes every accuracy), and
+  can stand for another expert set of the same tasks (:meth:`Lab.with_experts`) or another validation subset
+  (:meth:`Lab.at_seed`).
 * :func:`tune_anchor`: the anchor's global coefficient α chosen on the validation subset over
   ``protocol.SCALE_GRID`` (``protocol.tune_method``, the recipe the ACE notebook and the tour use), with its test
   predictions at that α.
 * :func:`run_search`: one seeded BMM search whose prior mean is that α*-tuned anchor; its log lives under the
   trial cache, named by the search's identity, so a warm rerun replays it and evaluates nothing.
+* :func:`stored`: a small JSON-able result (a noise estimate, a Gram alignment, an analysis of the checkpoints)
+  kept sealed beside the trial cache, recomputed (never used) when it fails its checksum or its key.
+* :func:`check_search_settings`: the settings the BMM notebooks share, checked once for all of them.
 
 Variants: ``data`` = data-assisted (each expert's input Grams on ``gram_examples`` training examples of its own
 task); ``free`` = data-free (task-vector Grams τ_tᵀτ_t). An anchor that itself needs data Grams (RegMean) keeps them
@@ -19,11 +23,13 @@ which is the task-vector Gram exactly (the normalised λ cancels the rescaling).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field, replace
-from typing import Optional
+from pathlib import Path
+from typing import Callable, Optional
 
 from .. import protocol
-from ..errors import NbmergeError
+from ..errors import NbmergeError, NbmergeWarning
 from ..methods import get_method
 
 VARIANTS = ("data", "free")
@@ -66,23 +72,31 @@ def search_seconds(search) -> float:
 
 @dataclass
 class Lab:
-    """One suite, opened: its trial cache (validation subset), models, test accuracies of the experts, and the memo
-    ``tune_bmm`` shares between searches (models, Grams, anchor merges, solvers)."""
+    """One suite, opened: its trial cache (validation subset), base and experts (the zoo's, or a named set of the
+    same tasks), the experts' test accuracies that normalize every accuracy, and the memo ``tune_bmm`` shares
+    between searches (models, Grams, anchor merges, solvers)."""
 
     zoo: object
     cache: protocol.TrialCache
     base: dict
     experts: list
-    expert: dict
+    expert_accuracy: dict                                     # the zoo's experts on their own tasks (test)
     memo: dict = field(default_factory=dict, repr=False)
     cache_dir: str = ""
     device: str = "cpu"
     val_examples: int = 100
     val_seed: int = 0
+    experts_name: str = "zoo"                                 # which experts (part of every trial's recipe)
+    merge_seconds: dict = field(default_factory=dict)         # recipe key → merge wall times measured in this run
 
     @property
     def suite(self) -> str:
-        return self.zoo.manifest.get("suite") or self.zoo.root.name
+        return self.zoo.suite
+
+    @property
+    def expert(self) -> dict:
+        """The experts' test accuracies (the name the BMM studies read)."""
+        return self.expert_accuracy
 
     def at_seed(self, seed: int) -> "Lab":
         """The same suite with the validation subset drawn with ``seed`` (its own trial cache view; the models and
@@ -93,6 +107,11 @@ class Lab:
         trials = protocol.trial_cache(self.zoo, self.device, self.cache_dir, self.val_examples, seed)
         return replace(self, cache=trials, val_seed=seed)
 
+    def with_experts(self, experts: list, name: str) -> "Lab":
+        """The same suite, trial cache and base with another set of experts of the same tasks (``name`` keeps their
+        trials apart); accuracies are still normalized by the zoo's own experts."""
+        return replace(self, experts=experts, experts_name=name, memo={})
+
     def release(self, keep_anchors: bool = True) -> None:
         """Free the factorised solvers (and the anchor merges unless ``keep_anchors``): one (anchor, variant) at a
         time is enough in memory."""
@@ -100,18 +119,19 @@ class Lab:
             del self.memo[key]
 
 
-def open_lab(suite: str, *, cache: str = "", device: str = "cpu", val_examples: int = 100, seed: int = 0) -> Lab:
+def open_lab(suite: str, *, cache: str = "", device: str = "cpu", val_examples: int = 100, seed: int = 0,
+             log: Optional[Callable] = None) -> Lab:
     """The suite's zoo (built first if it is a missing embedded suite), its trial cache with the seeded validation
-    subset (``val_examples`` per task, 0: the whole split), and its models."""
+    subset (``val_examples`` per task, 0: the whole split), and its models. ``log``: where the trial cache says
+    what it quarantines or recomputes (default: nowhere but the warning)."""
     from ..pools.zoo import open_zoo
     from .bmm import shared_models
 
     zoo = open_zoo(suite, cache)
-    trials = protocol.trial_cache(zoo, device, cache, val_examples, seed)
+    trials = protocol.trial_cache(zoo, device, cache, val_examples, seed, **({"log": log} if log else {}))
     memo: dict = {}
     base, experts = shared_models(memo, zoo)
-    return Lab(zoo, trials, base, experts, dict(zoo.manifest["expert_accuracy"]["test"]), memo, cache, device,
-               val_examples, seed)
+    return Lab(zoo, trials, base, experts, zoo.expert_accuracy, memo, cache, device, val_examples, seed)
 
 
 @dataclass
@@ -168,3 +188,59 @@ def run_search(lab: Lab, anchor: AnchorRun, variant: str, *, strategy: str = "ba
                     log_path="cache", depth_bins=depth_bins, with_scale=with_scale, gram_examples=gram_examples,
                     gram_seed=gram_seed, n_initial=n_initial, grid_sizes=grid_size, device=device, progress=False,
                     cache=lab.cache, memo=lab.memo, workers=workers, ray_address=ray_address or None)
+
+
+def check_search_settings(config) -> None:
+    """The settings the BMM notebooks share, each checked where the config has it (``budget``, ``n_initial``,
+    ``gram_examples``, ``wudi_steps``, ``val_examples``, ``depth_bins``, ``seeds``); the error names the bad
+    parameter and its value."""
+    def has(name):
+        return hasattr(config, name)
+
+    if config.budget < 1:
+        raise NbmergeError(f"parameter 'budget' must be >= 1, got {config.budget}")
+    n_initial = getattr(config, "n_initial", None)
+    if n_initial is not None and (isinstance(n_initial, bool) or not isinstance(n_initial, int)
+                                  or not 1 <= n_initial <= config.budget):
+        raise NbmergeError(f"parameter 'n_initial' must be in [1, budget], got {n_initial}")
+    if config.gram_examples < 1:
+        raise NbmergeError(f"parameter 'gram_examples' must be >= 1, got {config.gram_examples}")
+    if has("wudi_steps") and config.wudi_steps < 1:
+        raise NbmergeError(f"parameter 'wudi_steps' must be >= 1, got {config.wudi_steps}")
+    if config.val_examples < 0:
+        raise NbmergeError(f"parameter 'val_examples' must be >= 0 (0: the whole split), got {config.val_examples}")
+    if has("depth_bins") and config.depth_bins < 0:
+        raise NbmergeError(f"parameter 'depth_bins' must be >= 0, got {config.depth_bins}")
+    if has("seeds") and (not config.seeds or len(set(config.seeds)) != len(config.seeds) or not all(
+            isinstance(s, int) and not isinstance(s, bool) for s in config.seeds)):
+        raise NbmergeError(f"parameter 'seeds' must be distinct integers, got {list(config.seeds)}")
+
+
+def stored(root: Optional[Path], kind: str, key, compute: Callable[[], object], log: Optional[Callable] = None, *,
+           name=None):
+    """A small JSON-able result kept sealed under ``root`` (``<root>/<kind>/<digest of name>.json``; a trial cache's
+    folder, ``cache.root``), so that a warm run reads it instead of recomputing (a noise estimate, a Gram alignment,
+    an analysis of the checkpoints). A record that fails its checksum or was written for another key is recomputed
+    with a warning, never used. ``name`` (default: the key) names the file: a key that also holds what may go stale
+    (the code's fingerprint) keeps one file per name, replaced when stale. ``root`` None (a memory-only cache)
+    always computes. The value comes back as a warm run reads it (JSON: tuples as lists)."""
+    import json
+
+    from ..codehash import digest, seal, unseal
+    from ..io import atomic_write_text
+
+    if root is None:
+        return compute()
+    path = Path(root) / kind / f"{digest(key if name is None else name, 16)}.json"
+    if path.exists():
+        ok, value, why = unseal(path.read_text(errors="replace"), key)
+        if ok:
+            return value
+        message = f"cached {kind} record {path.name} is not used: {why}; recomputing"
+        if log is not None:
+            log(message)
+        warnings.warn(message, NbmergeWarning, stacklevel=2)
+    value = compute()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, seal(key, value))
+    return json.loads(json.dumps(value, default=str))
