@@ -109,7 +109,8 @@ def write_classifier_folders(items, record: dict, base: PathLike, experts: Seque
                              out: PathLike, max_shard_bytes: Optional[int] = None) -> list[Path]:
     """Write the merged backbone ``items`` (``(key, tensor)`` pairs) as one classifier folder per expert under
     ``out`` (module doc), atomically; ``record`` goes to the model card. Returns the per-task folders."""
-    from .hf import CARD, COPIED, _publish, _umask, model_card
+    from .hf import CARD, COPIED, model_card, publish_folder
+    from .io import current_umask
 
     folder = Path(out)
     names = [Path(e).name for e in experts]
@@ -138,8 +139,8 @@ def write_classifier_folders(items, record: dict, base: PathLike, experts: Seque
         card += ("\nOnly the backbone is merged; each task keeps its own head. Load a task's model from its folder: "
                  + ", ".join(f"`{n}/`" for n in names) + ".\n")
         (tmp / CARD).write_text(card, encoding="utf-8")
-        os.chmod(tmp, 0o777 & ~_umask())
-        _publish(tmp, folder)
+        os.chmod(tmp, 0o777 & ~current_umask())
+        publish_folder(tmp, folder)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

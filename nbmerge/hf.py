@@ -23,7 +23,7 @@ import torch
 
 from .adapters import is_adapter
 from .errors import CheckpointError
-from .io import check_not_an_input, write_tensors
+from .io import check_not_an_input, current_umask, write_tensors
 
 #: the default largest shard of a folder output (as ``--max-shard-size 5G``)
 DEFAULT_MAX_SHARD_BYTES = 5 * 2**30
@@ -165,21 +165,15 @@ def write_folder(items: Iterable[tuple[str, torch.Tensor]], out: Union[str, os.P
         card = model_card(record, _name(base), [_name(e) for e in experts], folder.name)
         # a path that is not UTF-8 (a Linux file name is bytes) is written with its undecodable bytes escaped
         (tmp / CARD).write_bytes(card.encode("utf-8", "backslashreplace"))
-        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700; the output gets a normal folder's mode
-        _publish(tmp, folder)
+        os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp makes 0700; the output gets a normal folder's mode
+        publish_folder(tmp, folder)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return folder
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _publish(tmp: Path, folder: Path) -> None:
+def publish_folder(tmp: Path, folder: Path) -> None:
     """Rename the complete ``tmp`` folder to ``folder``, replacing an empty folder or an earlier nbmerge output."""
     check_output_folder(folder, ())  # again: the folder may have changed while merging
     if not folder.exists():

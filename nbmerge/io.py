@@ -328,7 +328,7 @@ def sha256_file(path: Union[str, os.PathLike]) -> str:
 # Writing
 
 
-def _umask() -> int:
+def current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -342,7 +342,7 @@ def _write_temp(directory: Path, prefix: str, data: bytes) -> str:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; final files get the usual permissions
+        os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp creates 0600; final files get the usual permissions
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -359,7 +359,7 @@ def check_output_file(path: Path) -> None:
         raise CheckpointError(f"cannot write {path}: {path.parent} is a file, not a folder")
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path: Path, data: bytes) -> None:
     check_output_file(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _write_temp(path.parent, f".{path.name}.", data)
@@ -382,7 +382,7 @@ def _os_error_of(exc: Exception, path) -> Optional[OSError]:
 
 
 def atomic_write_text(path: Union[str, os.PathLike], text: str) -> None:
-    _atomic_write(Path(path), text.encode("utf-8", "backslashreplace"))  # a non-UTF-8 file name escaped
+    atomic_write_bytes(Path(path), text.encode("utf-8", "backslashreplace"))  # a non-UTF-8 file name escaped
 
 
 def write_tagged(path: Union[str, os.PathLike], tensors: Mapping[str, torch.Tensor], fmt: str, **fields) -> Path:
@@ -390,7 +390,7 @@ def write_tagged(path: Union[str, os.PathLike], tensors: Mapping[str, torch.Tens
     tensors, ``metadata["format"] = fmt`` and each field JSON-encoded beside it."""
     path = Path(path)
     meta = {"format": fmt, **{name: json.dumps(value) for name, value in fields.items()}}
-    _atomic_write(path, st_save(_contiguous_cpu(tensors), metadata=meta))
+    atomic_write_bytes(path, st_save(_contiguous_cpu(tensors), metadata=meta))
     return path
 
 
@@ -418,7 +418,7 @@ def save_state_dict(tensors: Mapping[str, torch.Tensor], path: Union[str, os.Pat
                     metadata: Mapping[str, str] | None = None) -> None:
     """Write one safetensors file atomically."""
     data = st_save(_contiguous_cpu(tensors), metadata=dict(metadata) if metadata else None)
-    _atomic_write(Path(path), data)
+    atomic_write_bytes(Path(path), data)
 
 
 class ShardedWriter:
@@ -459,7 +459,7 @@ class ShardedWriter:
                 raise _os_error_of(exc, self.path) or exc
             with open(tmp, "rb+") as handle:
                 os.fsync(handle.fileno())
-            os.chmod(tmp, 0o666 & ~_umask())
+            os.chmod(tmp, 0o666 & ~current_umask())
         except BaseException:
             if os.path.exists(tmp):
                 os.unlink(tmp)
@@ -633,7 +633,7 @@ class PlannedWriter(ShardedWriter):
                                       f"(the first: {self._plan[self._next][0]!r})")
             for fd in self._fds:
                 os.fsync(fd)
-                os.fchmod(fd, 0o666 & ~_umask())
+                os.fchmod(fd, 0o666 & ~current_umask())
             self._close_fds()
         except BaseException:
             self.abort()

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from .errors import NbmergeError
-from .io import _atomic_write
+from .io import atomic_write_bytes
 
 # α grid of every method's global coefficient (0 is the base). Wide enough for this zoo's optima (TIES and TSV-M
 # near 1.5, ISO-CTS near 4 on MiniLM) and for CLIP's (TA ≈ 0.3).
@@ -249,7 +249,7 @@ class TrialCache:
         arrays["__checksum__"] = np.array(_entry_checksum(meta, logits, labels))
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
-        _atomic_write(self.root / f"{key}.npz", buffer.getvalue())
+        atomic_write_bytes(self.root / f"{key}.npz", buffer.getvalue())
 
     def _quarantine(self, path: Path, why: str) -> None:
         """Move a bad entry to ``<root>/quarantine/<folder>/`` (kept, never read again) and say so."""

@@ -332,6 +332,23 @@ def test_workers_above_one_imports_the_distributed_module(monkeypatch):
     assert config.workers == 2 and called == [True]
 
 
+@pytest.mark.ray
+def test_notebook_23_runs_its_searches_on_two_ray_workers(micro_cache):
+    """Notebook 23's study with workers = 2, on a local Ray cluster: the random search hands out the same points in
+    batches, so it ends where the in-process search does (its own log: the batch is part of its identity)."""
+    pytest.importorskip("ray")
+    settings = dict(suite="micro", cache=str(micro_cache), strategies=["random"], budget=3, n_initial=1, repeats=1,
+                    grid_repeats=1, grid_size=2, val_examples=20, gram_examples=16, wudi_steps=5, timing_trials=0,
+                    variant="free", bench_solves=False)
+    on_ray = bmm_search.run(search_config(workers=2, **settings), log=lambda *_: None)
+    in_process = bmm_search.run(search_config(workers=1, **settings), log=lambda *_: None)
+    [(_, ray_run)] = on_ray.of("random")
+    [(_, local_run)] = in_process.of("random")
+    assert len(ray_run.search.trials) == len(local_run.search.trials) == 3
+    assert ray_run.search.best_params == local_run.search.best_params
+    assert ray_run.val_accuracy == local_run.val_accuracy
+
+
 # -- configuration and parameters -----------------------------------------------------------------------------------
 
 def test_gram_source_keeps_data_for_an_anchor_that_needs_it():

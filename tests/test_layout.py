@@ -109,3 +109,15 @@ def test_notebook_modules_stay_small():
     # 420 while the four-outcome claims (per-seed views, combined decisions, timing rounds) sit beside the steps they
     # decide; the one study layer under the notebooks is where these modules shrink back towards 300
     assert {name: n for name, n in sizes.items() if n > 420} == {}
+
+
+def test_no_module_imports_another_modules_private_names():
+    """What one module takes from another is public: no ``from x import _name`` inside the package (a private
+    helper another module needs is given a public name where it lives)."""
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                found += [f"{path.relative_to(PACKAGE)}: from {'.' * node.level}{node.module} import {a.name}"
+                          for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+    assert found == []

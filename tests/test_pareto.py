@@ -537,15 +537,15 @@ def test_multitask_vertex_is_single_task_fine_tuning(micro):
     from nbmerge.models.base import encoder_state_dict
     from nbmerge.pools import posteriors
     from nbmerge.pools.train import finetune
-    from nbmerge.pools.zoo import _encoder_from, _task_seed
+    from nbmerge.pools.zoo import encoder_from_state, seed_of_task
 
     # with the zoo's own settings a vertex is the zoo's expert (no training)
     assert posteriors.multitask_run(micro, {"digits": 0.0, "hebrew": 1.0}) == micro.expert_path("hebrew")
     short = posteriors.MultitaskSettings(steps=3)
     path = posteriors.multitask_run(micro, {"digits": 1.0, "hebrew": 0.0}, short)
-    expert = finetune(_encoder_from(load_state_dict(micro.base_path), micro.arch), micro.heads()["digits"],
+    expert = finetune(encoder_from_state(load_state_dict(micro.base_path), micro.arch), micro.heads()["digits"],
                       micro.arrays["digits"]["train_x"], micro.arrays["digits"]["train_y"],
-                      posteriors.zoo_recipe(micro), _task_seed("digits"), steps=3)
+                      posteriors.zoo_recipe(micro), seed_of_task("digits"), steps=3)
     trained, expected = load_state_dict(path), encoder_state_dict(expert, micro.arch.prefix)
     assert all(torch.equal(trained[k], expected[k]) for k in expected)
     mixed = posteriors.multitask_run(micro, {"hebrew": 0.5, "digits": 0.5}, short)
@@ -680,12 +680,12 @@ def test_alpha_batches_fit_the_memory_budget():
 def test_pareto_records_are_sealed_and_a_damaged_one_is_computed_again(tmp_path, capsys):
     from types import SimpleNamespace
 
-    from nbmerge.experiments.pareto.fronts import _Store
+    from nbmerge.experiments.pareto.fronts import RecordStore
 
     key = {"front": "ivon_hess", "temperature": 1.0}
-    _Store(SimpleNamespace(root=tmp_path)).put(key, {"seconds": 12.5})
-    assert _Store(SimpleNamespace(root=tmp_path)).get(key) == {"seconds": 12.5}
+    RecordStore(SimpleNamespace(root=tmp_path)).put(key, {"seconds": 12.5})
+    assert RecordStore(SimpleNamespace(root=tmp_path)).get(key) == {"seconds": 12.5}
     [record] = (tmp_path / "pareto").glob("*.json")
     record.write_text(record.read_text().replace("12.5", "1.5"))
-    assert _Store(SimpleNamespace(root=tmp_path)).get(key) is None and "checksum" in capsys.readouterr().out
-    assert _Store(SimpleNamespace(root=None)).get(key) is None   # memory only without a cache root
+    assert RecordStore(SimpleNamespace(root=tmp_path)).get(key) is None and "checksum" in capsys.readouterr().out
+    assert RecordStore(SimpleNamespace(root=None)).get(key) is None   # memory only without a cache root

@@ -723,15 +723,15 @@ def test_link_and_builds_leave_no_temporaries(cache, tmp_path, monkeypatch):
     now no temporary survives `_link`, a successful build, or a failed one (and stale ones are removed)."""
     source, target = tmp_path / "source.bin", tmp_path / "suite" / "x.safetensors"
     source.write_bytes(b"weights")
-    build._link(source, target)
-    build._link(source, target)  # the same file already: rename() of one link onto another is a no-op
+    build.link_file(source, target)
+    build.link_file(source, target)  # the same file already: rename() of one link onto another is a no-op
     assert os.path.samefile(source, target) and sorted(os.listdir(target.parent)) == ["x.safetensors"]
 
     root = suite_dir("micro", cache)
     store = _store(cache)
     zoo = load_zoo("micro", cache)
     for rel in zoo.manifest["checksums"]:
-        build._link(store / rel, root / rel)  # the suite folder as a build leaves it: hard links into the store
+        build.link_file(store / rel, root / rel)  # the suite folder as a build leaves it: hard links into the store
     (root / "experts" / ".digits.safetensors.link.tmp").write_bytes(b"left by an older version")
     (root / "manifest.json").unlink()
     build_zoo("micro", cache=cache, quiet=True, log=lambda *_: None)
@@ -741,7 +741,7 @@ def test_link_and_builds_leave_no_temporaries(cache, tmp_path, monkeypatch):
         raise RuntimeError("evaluation failed")
 
     (root / "manifest.json").unlink()
-    monkeypatch.setattr(build, "_measure", broken)
+    monkeypatch.setattr(build, "measure_zoo", broken)
     with pytest.raises(RuntimeError):
         build_zoo("micro", cache=cache, quiet=True, log=lambda *_: None)
     assert not list(cache.rglob("*.tmp"))
@@ -777,19 +777,19 @@ def test_timings_accumulate_over_resumed_sessions(cache, monkeypatch):
     before = json.loads(sessions_path.read_text()) if sessions_path.exists() else []
     (store / "experts" / "hebrew.safetensors").unlink()
     (root / "manifest.json").unlink()
-    real_measure = build._measure
+    real_measure = build.measure_zoo
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(build, "_measure", interrupted)
+    monkeypatch.setattr(build, "measure_zoo", interrupted)
     with pytest.raises(KeyboardInterrupt):
         build_zoo("micro", cache=cache, quiet=True, log=lambda *_: None)
     first = json.loads(sessions_path.read_text())[-1]
     assert first["outcome"] == "interrupted (KeyboardInterrupt)"
     assert first["built"] == ["experts/hebrew.safetensors"] and first["experts_s"] > 0
 
-    monkeypatch.setattr(build, "_measure", real_measure)
+    monkeypatch.setattr(build, "measure_zoo", real_measure)
     build_zoo("micro", cache=cache, quiet=True, log=lambda *_: None)
     timings = load_zoo("micro", cache).manifest["timings"]
     sessions = timings["sessions"]

@@ -25,7 +25,7 @@ import torch
 from ..errors import MethodError
 from ..registry import register
 from ..walker import Rule, walk_merge
-from .ties import _trim, check_ties_params, global_order_statistics, ties_kernel
+from .ties import trim_stack, check_ties_params, global_order_statistics, ties_kernel
 
 SV_EPS = 1e-5  # the official absolute threshold on singular values (float64 SVD)
 
@@ -71,7 +71,7 @@ def knots_prepare(view, *, density: float = 0.2, merge: str = "mean") -> dict:
         thresholds = global_order_statistics(magnitudes, rows, torch.full((rows,), k), view.device)
     signs = torch.zeros((), dtype=torch.float64)
     for _, zs in adapted.values():  # zero elected signs take the sign of the model's sum of elected signs
-        signs += torch.sign(_trim(zs, thresholds).sum(0)).sum(dtype=torch.float64).cpu()
+        signs += torch.sign(trim_stack(zs, thresholds).sum(0)).sum(dtype=torch.float64).cpu()
     return {"aligned": adapted, "thresholds": thresholds, "majority": float(torch.sign(signs))}
 
 

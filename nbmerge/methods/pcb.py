@@ -28,7 +28,7 @@ import torch
 from ..errors import MethodError
 from ..registry import register
 from ..walker import ModelView, Rule, walk_merge
-from .ties import _slices, global_order_statistics, magnitudes
+from .ties import task_slices, global_order_statistics, magnitudes
 
 CLIP = 0.01  # the winsorising fraction at each end (reference vision code)
 TINY = 1e-12
@@ -76,7 +76,7 @@ def pcb_prepare(view: ModelView, *, ratio: float = 0.05) -> dict:
 
     def scores():
         for key in keys:
-            for part in _slices(view.deltas(key)):
+            for part in task_slices(view.deltas(key)):
                 _, beta = _scores(torch.stack([p.float() for p in part]), low, high)
                 for t in range(T):
                     maximum[t] = torch.maximum(maximum[t], beta[t].max())

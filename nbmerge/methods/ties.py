@@ -161,7 +161,7 @@ def ties_prepare(view: ModelView, *, density: float = 0.2, merge: str = "mean") 
     sign_total = torch.zeros((), dtype=torch.float64, device=thresholds.device)
     for key in keys:
         for _, _, deltas in view.chunks(key, check=False):  # a sum of -1/0/1 in float64: exact in any order
-            sign_total += torch.sign(_trim(deltas, thresholds).sum(0)).sum(dtype=torch.float64)
+            sign_total += torch.sign(trim_stack(deltas, thresholds).sum(0)).sum(dtype=torch.float64)
     return {"thresholds": thresholds, "majority": float(torch.sign(sign_total))}
 
 
@@ -170,7 +170,7 @@ def ties_prepare(view: ModelView, *, density: float = 0.2, merge: str = "mean") 
 SLICE_BYTES = 1 << 24
 
 
-def _slices(deltas: list[torch.Tensor]):
+def task_slices(deltas: list[torch.Tensor]):
     """The task vectors of one tensor, flattened and cut into matching slices (the whole list when small)."""
     n = deltas[0].numel()
     step = max(1, SLICE_BYTES // (len(deltas) * deltas[0].element_size()))
@@ -182,7 +182,7 @@ def _slices(deltas: list[torch.Tensor]):
         yield [f[start:start + step] for f in flat]
 
 
-def _trim(deltas: list[torch.Tensor], thresholds: torch.Tensor, work: torch.Tensor | None = None) -> torch.Tensor:
+def trim_stack(deltas: list[torch.Tensor], thresholds: torch.Tensor, work: torch.Tensor | None = None) -> torch.Tensor:
     """The task vectors stacked, each entry with |τ_t| below its task's threshold multiplied by 0 (keeping the sign
     of the zero, as the reference's multiplication by a mask does). ``work``: a buffer of the stack's shape that
     receives the mask (the comparison written as 1.0/0.0 in the values' dtype: no boolean tensor to convert)."""
@@ -215,7 +215,7 @@ def _buffer(name: str, shape: tuple, like: torch.Tensor) -> torch.Tensor:
 def ties_kernel(deltas: list[torch.Tensor], *, thresholds: torch.Tensor, majority: float,
                 merge: str = "mean") -> torch.Tensor:
     """Trim each τ_t at its threshold, elect γ = sign(Σ_t τ̂_t), average (or sum/max) the agreeing entries."""
-    parts = list(_slices(deltas))
+    parts = list(task_slices(deltas))
     if len(parts) == 1:
         return _ties_entries(deltas, thresholds, majority, merge)
     out = None
@@ -233,7 +233,7 @@ def _ties_entries(deltas: list[torch.Tensor], thresholds: torch.Tensor, majority
     # Masks are written as 1.0/0.0 into one reused buffer of the stack's dtype (a boolean mask would be converted
     # to it before every product): the same products, sums and quotient as with boolean masks, bit for bit.
     work = _buffer("work", (len(deltas), *deltas[0].shape), deltas[0])
-    trimmed = _trim(deltas, thresholds, work)
+    trimmed = trim_stack(deltas, thresholds, work)
     sign = torch.sign(trimmed.sum(0))
     # sign[sign == 0] = majority, as arithmetic (±1 + 0·m = ±1, ±0 + 1·m = m): the same values, several times faster
     sign.add_(torch.eq(sign, 0, out=work[0]).mul_(majority))

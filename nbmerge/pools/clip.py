@@ -46,7 +46,8 @@ from ..models.clip_checkpoints import image_encoder_state, load_head_file, load_
 from ..tasks.clip import load_suite_manifest, load_task_manifest, open_task
 from ..tasks.clip_heads import DEFAULT_LOGIT_SCALE, build_zeroshot_head
 from .train import Recipe
-from .zoo import Built, Store, _environment, _link, _measure, _task_seed, cache_root, recipe_hash, store_root
+from .zoo import (Built, Store, build_environment, cache_root, link_file, measure_zoo, recipe_hash, seed_of_task,
+                  store_root)
 
 PathLike = Union[str, os.PathLike]
 FORMATS = ("open_clip", "hf")
@@ -368,7 +369,7 @@ def task_arrays(task: str, splits: Mapping, class_names: Sequence[str], eval_exa
     ``val_*`` and ``test_*`` (the first ``eval_examples`` of a seeded permutation; 0: all), ``class_names``."""
     out = {"class_names": np.array(list(class_names))}
     for stream, (split, n) in enumerate((("train", train_examples), ("val", eval_examples), ("test", eval_examples))):
-        generator = np.random.default_rng([seed, _task_seed(task), 10 + stream])
+        generator = np.random.default_rng([seed, seed_of_task(task), 10 + stream])
         out[f"{split}_x"], out[f"{split}_y"] = _sample(splits[split], n, generator)
     return out
 
@@ -577,18 +578,18 @@ def import_clip_pool(suite: str, checkpoints: PathLike, data_root: PathLike, *, 
     artifacts = ["base.safetensors"] + [f"{kind}/{task}.safetensors" for task in tasks
                                         for kind in ("heads", "experts")]
     for rel in artifacts:
-        _link(store.verify(rel), out / rel)
+        link_file(store.verify(rel), out / rel)
     train_size = min(len(arrays[t]["train_y"]) for t in tasks)
     recipe = pool_recipe(arch, eval_examples, train_size, ta_grid, seed)
     start = time.perf_counter()
     # the full 0.1–3.0 TA grid wants a GPU
-    measured = _measure(out, tasks, arrays, recipe, device=device, log=lambda message: log(f"{suite}: {message}"))
+    measured = measure_zoo(out, tasks, arrays, recipe, device=device, log=lambda message: log(f"{suite}: {message}"))
     timings["evaluation_s"] = time.perf_counter() - start
     manifest = {
         "suite": suite, "tasks": tasks, "recipe": recipe.to_dict(), "recipe_hash": recipe_hash(recipe),
         "store": os.path.relpath(store.root, out), "checksums": {rel: store.journal[rel] for rel in artifacts},
         "classes": {task: [str(c) for c in arrays[task]["class_names"]] for task in tasks},
-        "timings": timings, "environment": _environment(torch_threads), **measured, "source": source,
+        "timings": timings, "environment": build_environment(torch_threads), **measured, "source": source,
     }
     atomic_write_text(manifest_path, json.dumps(manifest, indent=1))
     return out

@@ -35,7 +35,7 @@ from ..models.base import ClassifierHead, IdentityHead
 from ..models.lm import LMArchitecture, backbone_prefix, conv1d_weights, head_layers
 from ..tasks import glue
 from .clip import imported_from, pool_recipe
-from .zoo import Built, Store, _environment, _link, _measure, cache_root, recipe_hash
+from .zoo import Built, Store, build_environment, link_file, measure_zoo, cache_root, recipe_hash
 
 KINDS = {"glue": "classification", "lm": "causal"}
 #: task arithmetic's λ grid on validation (the papers' range for language models; each point is a validation pass)
@@ -286,17 +286,17 @@ def import_lm_pool(suite: str, checkpoints: PathLike, data_root: PathLike, *, ta
 
     artifacts = ["base.safetensors"] + [f"{k}/{t}.safetensors" for t in tasks for k in ("heads", "experts")]
     for rel in artifacts:
-        _link(store.verify(rel), out / rel)
+        link_file(store.verify(rel), out / rel)
     train_size = min(len(arrays[t]["train_y"]) for t in tasks)
     recipe = pool_recipe(arch, eval_examples, train_size, ta_grid, seed)
     start = time.perf_counter()
-    measured = _measure(out, tasks, arrays, recipe, device=device, log=lambda message: log(f"{suite}: {message}"))
+    measured = measure_zoo(out, tasks, arrays, recipe, device=device, log=lambda message: log(f"{suite}: {message}"))
     timings["evaluation_s"] = time.perf_counter() - start
     manifest = {
         "suite": suite, "tasks": tasks, "recipe": recipe.to_dict(), "recipe_hash": recipe_hash(recipe),
         "store": os.path.relpath(store.root, out), "checksums": {rel: store.journal[rel] for rel in artifacts},
         "classes": {t: [str(c) for c in arrays[t]["class_names"]] for t in tasks},
-        "timings": timings, "environment": _environment(threads), **measured, "source": jsonable(source),
+        "timings": timings, "environment": build_environment(threads), **measured, "source": jsonable(source),
     }
     atomic_write_text(manifest_path, json.dumps(manifest, indent=1))
     return out

@@ -48,7 +48,7 @@ from ..errors import NbmergeError
 from ..io import SafetensorsSource, load_state_dict, save_state_dict
 from ..models.base import Head, features
 from ..models.vit import Architecture
-from .train import Recipe, _batches, _schedule
+from .train import Recipe, shuffled_batches, lr_schedule
 
 MEAN, PRECISION = "mean.", "data_precision."
 
@@ -168,16 +168,16 @@ def _check_tasks(zoo, tasks: Sequence[str]) -> list[str]:
 
 
 def _base_encoder(zoo):
-    from .zoo import _encoder_from
+    from .zoo import encoder_from_state
 
-    return _encoder_from(load_state_dict(zoo.base_path), zoo.arch)
+    return encoder_from_state(load_state_dict(zoo.base_path), zoo.arch)
 
 
 def _run_seed(*parts: int) -> int:
     return int(np.random.default_rng(list(parts)).integers(2 ** 62))
 
 
-def _loss(arch, encoder_or_fn, head: Head, inputs: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+def task_loss(arch, encoder_or_fn, head: Head, inputs: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(head.logits(features(encoder_or_fn, arch.inputs(inputs))), labels)
 
 
@@ -217,13 +217,13 @@ def train_ivon(base: torch.nn.Module, head: Head, train_x: np.ndarray, train_y: 
     # IVON samples its weight noise from the global RNG: fork it so the run is seeded and leaves no trace.
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(noise_seed)
-        for step, idx in enumerate(_batches(len(x), settings.batch, settings.steps, generator)):
+        for step, idx in enumerate(shuffled_batches(len(x), settings.batch, settings.steps, generator)):
             for group in optimizer.param_groups:
-                group["lr"] = settings.lr * _schedule(step, settings.steps, warmup)
+                group["lr"] = settings.lr * lr_schedule(step, settings.steps, warmup)
             for _ in range(settings.mc_samples):
                 with optimizer.sampled_params(train=True):
                     optimizer.zero_grad(set_to_none=True)
-                    loss = _loss(arch, model, head, x[idx], y[idx])
+                    loss = task_loss(arch, model, head, x[idx], y[idx])
                     loss.backward()
             optimizer.step()
             if progress:
@@ -243,7 +243,7 @@ def ivon_posteriors(zoo, tasks: Sequence[str], components: int, settings: IvonSe
     """``components`` IVON runs per task (MultiIVON; run k is seeded by (seed, task, k)), trained on demand and
     cached; returns the files per task. Run 0 alone is IVON-Hess's posterior."""
     from ..progress import progress_bar
-    from .zoo import _task_seed
+    from .zoo import seed_of_task
 
     tasks = _check_tasks(zoo, tasks)
     if not isinstance(components, int) or isinstance(components, bool) or components < 1:
@@ -263,8 +263,8 @@ def ivon_posteriors(zoo, tasks: Sequence[str], components: int, settings: IvonSe
                 start = time.perf_counter()
                 mean, precision = train_ivon(
                     base, heads[task], zoo.arrays[task]["train_x"], zoo.arrays[task]["train_y"], settings,
-                    recipe.warmup_steps, batch_seed=(seed, _task_seed(task), 7, run),
-                    noise_seed=_run_seed(seed, _task_seed(task), 8, run), progress=lambda *a: bar.update(1),
+                    recipe.warmup_steps, batch_seed=(seed, seed_of_task(task), 7, run),
+                    noise_seed=_run_seed(seed, seed_of_task(task), 8, run), progress=lambda *a: bar.update(1),
                     arch=zoo.arch)
                 bar.close()
                 seconds = time.perf_counter() - start
@@ -286,7 +286,7 @@ def squared_gradient_precision(encoder: torch.nn.Module, head: Head, images: np.
     x, y = torch.from_numpy(images), torch.from_numpy(labels).long()
     for i in range(len(x)):  # one example per backward pass: per-example gradients, no functorch fallbacks
         encoder.zero_grad(set_to_none=True)
-        _loss(arch, encoder, head, x[i:i + 1], y[i:i + 1]).backward()
+        task_loss(arch, encoder, head, x[i:i + 1], y[i:i + 1]).backward()
         for name, p in encoder.named_parameters():
             total[name] += p.grad.square()
     return {arch.prefix + name: (value / len(x)).contiguous() for name, value in total.items()}
@@ -296,7 +296,7 @@ def squared_gradient_posteriors(zoo, tasks: Sequence[str], settings: SquaredGrad
                                 seed: int = 0, log: Callable = lambda *_: None) -> dict[str, Path]:
     """Per task: the zoo's expert as the mean, λ·F (F the diagonal empirical Fisher on ``examples`` training
     examples drawn with ``seed``) as the data precision; computed on demand and cached."""
-    from .zoo import _encoder_from, _task_seed
+    from .zoo import encoder_from_state, seed_of_task
 
     tasks = _check_tasks(zoo, tasks)
     recipe = zoo_recipe(zoo)
@@ -309,9 +309,10 @@ def squared_gradient_posteriors(zoo, tasks: Sequence[str], settings: SquaredGrad
             start = time.perf_counter()
             expert = load_state_dict(zoo.expert_path(task))
             x, y = zoo.arrays[task]["train_x"], zoo.arrays[task]["train_y"]
-            chosen = np.sort(np.random.default_rng([seed, _task_seed(task), 9]).permutation(len(x))[:settings.examples])
-            fisher = squared_gradient_precision(_encoder_from(expert, zoo.arch), heads[task], x[chosen], y[chosen],
-                                                arch=zoo.arch)
+            order = np.random.default_rng([seed, seed_of_task(task), 9]).permutation(len(x))
+            chosen = np.sort(order[:settings.examples])
+            encoder = encoder_from_state(expert, zoo.arch)
+            fisher = squared_gradient_precision(encoder, heads[task], x[chosen], y[chosen], arch=zoo.arch)
             tensors = {**{MEAN + k: v for k, v in expert.items()},
                        **{PRECISION + k: settings.ess * fisher[k] for k in expert}}
             seconds = time.perf_counter() - start
@@ -373,21 +374,21 @@ def multitask_finetune(base: torch.nn.Module, heads: Mapping[str, Head], data: M
                        progress: Optional[Callable[[int, int, float], None]] = None) -> torch.nn.Module:
     """AdamW on Σ_t α_t · (mean cross-entropy of a batch of task t), heads frozen. Each task's batches come from
     the stream its zoo expert used (seed [recipe.seed, task, 4]); tasks with α_t = 0 are skipped."""
-    from .zoo import _task_seed
+    from .zoo import seed_of_task
 
     active = sorted(t for t, a in weights.items() if a > 0)
     encoder = copy.deepcopy(base).train()
     optimizer = torch.optim.AdamW(encoder.parameters(), lr=settings.lr, weight_decay=recipe.expert_weight_decay)
     tensors = {t: (torch.from_numpy(data[t][0]), torch.from_numpy(data[t][1]).long()) for t in active}
-    streams = {t: _batches(len(tensors[t][0]), settings.batch, settings.steps,
-                           np.random.default_rng([recipe.seed, _task_seed(t), 4])) for t in active}
+    streams = {t: shuffled_batches(len(tensors[t][0]), settings.batch, settings.steps,
+                                   np.random.default_rng([recipe.seed, seed_of_task(t), 4])) for t in active}
     for step in range(settings.steps):
         for group in optimizer.param_groups:
-            group["lr"] = settings.lr * _schedule(step, settings.steps, recipe.warmup_steps)
+            group["lr"] = settings.lr * lr_schedule(step, settings.steps, recipe.warmup_steps)
         loss = 0
         for t in active:
             idx = next(streams[t])
-            loss = loss + weights[t] * _loss(recipe.arch, encoder, heads[t], tensors[t][0][idx], tensors[t][1][idx])
+            loss = loss + weights[t] * task_loss(recipe.arch, encoder, heads[t], tensors[t][0][idx], tensors[t][1][idx])
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()

@@ -47,14 +47,14 @@ class Recipe:
         return asdict(self)
 
 
-def _schedule(step: int, total: int, warmup: int) -> float:
+def lr_schedule(step: int, total: int, warmup: int) -> float:
     if step < warmup:
         return (step + 1) / warmup
     progress = (step - warmup) / max(1, total - warmup)
     return 0.5 * (1.0 + math.cos(math.pi * progress))
 
 
-def _batches(n: int, batch: int, steps: int, generator: np.random.Generator):
+def shuffled_batches(n: int, batch: int, steps: int, generator: np.random.Generator):
     """Indices for ``steps`` mini-batches: shuffled epochs, drawn from a seeded NumPy generator."""
     order = np.empty(0, dtype=np.int64)
     for _ in range(steps):
@@ -78,9 +78,9 @@ def pretrain(pool_x: np.ndarray, pool_y: np.ndarray, recipe: Recipe,
     steps = recipe.pretrain_epochs * math.ceil(len(x) / recipe.pretrain_batch)
     generator = np.random.default_rng(recipe.seed + 2)
     encoder.train()
-    for step, idx in enumerate(_batches(len(x), recipe.pretrain_batch, steps, generator)):
+    for step, idx in enumerate(shuffled_batches(len(x), recipe.pretrain_batch, steps, generator)):
         for group in optimizer.param_groups:
-            group["lr"] = recipe.pretrain_lr * _schedule(step, steps, recipe.warmup_steps * 5)
+            group["lr"] = recipe.pretrain_lr * lr_schedule(step, steps, recipe.warmup_steps * 5)
         loss = F.cross_entropy(classifier(encoder(to_input(x[idx]))), y[idx])
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -137,9 +137,9 @@ def finetune(base: torch.nn.Module, head: Head, train_x: np.ndarray, train_y: np
 
 
 def _finetune_steps(encoder, optimizer, head, x, y, recipe, steps, lr, generator, progress) -> None:
-    for step, idx in enumerate(_batches(len(x), recipe.expert_batch, steps, generator)):
+    for step, idx in enumerate(shuffled_batches(len(x), recipe.expert_batch, steps, generator)):
         for group in optimizer.param_groups:
-            group["lr"] = lr * _schedule(step, steps, recipe.warmup_steps)
+            group["lr"] = lr * lr_schedule(step, steps, recipe.warmup_steps)
         loss = F.cross_entropy(head.logits(features(encoder, recipe.arch.inputs(x[idx]))), y[idx])
         optimizer.zero_grad(set_to_none=True)
         loss.backward()

@@ -52,7 +52,7 @@ import torch
 
 from ..errors import CacheError, CheckpointError, NbmergeError, did_you_mean
 from ..io import (
-    _atomic_write,
+    atomic_write_bytes,
     atomic_write_text,
     jsonable,
     load_state_dict,
@@ -183,7 +183,7 @@ class Store:
 
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
-        _atomic_write(self.path(rel), buffer.getvalue())
+        atomic_write_bytes(self.path(rel), buffer.getvalue())
         self._record(rel)
 
     def load_arrays(self, rel: str) -> dict[str, np.ndarray]:
@@ -324,7 +324,7 @@ def _eval_splits(arrays: dict, tasks: list[str]) -> dict:
     return {t: {s: (arrays[t][f"{s}_x"], arrays[t][f"{s}_y"]) for s in ("val", "test")} for t in tasks}
 
 
-def _encoder_from(state: dict[str, torch.Tensor], arch: Architecture) -> torch.nn.Module:
+def encoder_from_state(state: dict[str, torch.Tensor], arch: Architecture) -> torch.nn.Module:
     from ..models.base import load_encoder_weights
 
     encoder = arch.build()
@@ -351,7 +351,7 @@ def suite_dir(suite: str, cache=None) -> Path:
 LINK_TMP = ".{name}.link.tmp"
 
 
-def _link(source: Path, target: Path) -> None:
+def link_file(source: Path, target: Path) -> None:
     """Make ``target`` the file ``source`` (a hard link, or a copy across file systems), atomically. A target that
     already is that file is left alone (renaming one link of a file onto another is a no-op that would leave the
     temporary behind), and the temporary never outlives the call."""
@@ -371,7 +371,8 @@ def _link(source: Path, target: Path) -> None:
 
 
 def _remove_link_temporaries(folder: Path) -> None:
-    """Remove the link temporaries an interrupted build (or an older version of ``_link``) left in a suite folder."""
+    """Remove the link temporaries an interrupted build (or an older version of ``link_file``) left in a suite
+    folder."""
     if folder.is_dir():
         for stale in folder.rglob(LINK_TMP.format(name="*")):
             stale.unlink(missing_ok=True)
@@ -549,13 +550,13 @@ def _build(suite: str, tasks: list[str], recipe: Recipe, store: Store, out: Path
             bar.close()
             store.put_tensors("base.safetensors", encoder_state_dict(base_encoder, recipe.arch.prefix))
         base_state = load_state_dict(store.verify("base.safetensors"))
-        base_encoder = _encoder_from(base_state, recipe.arch)
+        base_encoder = encoder_from_state(base_state, recipe.arch)
     sessions.save()
 
     for index, task in enumerate(tasks):
         with sessions.stage("experts_s"):
             head_rel, expert_rel = f"heads/{task}.safetensors", f"experts/{task}.safetensors"
-            task_seed = _task_seed(task)
+            task_seed = seed_of_task(task)
             if not store.has(head_rel) and recipe.head_shots == 0:
                 head = zero_shot_head(base_encoder, arrays[task]["descriptions"], recipe)
                 store.put_tensors(head_rel, head.state_dict())
@@ -576,26 +577,26 @@ def _build(suite: str, tasks: list[str], recipe: Recipe, store: Store, out: Path
     artifacts = ["base.safetensors"] + [f"{kind}/{task}.safetensors" for task in tasks
                                         for kind in ("heads", "experts")]
     for rel in artifacts:
-        _link(store.verify(rel), out / rel)
+        link_file(store.verify(rel), out / rel)
 
     with sessions.stage("evaluation_s"):
         log(f"measuring {suite}: base, {len(tasks)} experts on every task, averaging, TA's λ grid on validation")
-        measured = _measure(out, tasks, arrays, recipe, log=log)
+        measured = measure_zoo(out, tasks, arrays, recipe, log=log)
     sessions.end("completed")
     manifest = {
         "suite": suite, "tasks": tasks, "recipe": recipe.to_dict(), "recipe_hash": recipe_hash(recipe),
         "store": os.path.relpath(store.root, out), "checksums": {rel: store.journal[rel] for rel in artifacts},
         "classes": {task: [str(c) for c in arrays[task]["class_names"]] for task in tasks},
-        "timings": sessions.timings(), "environment": _environment(torch_threads), **measured,
+        "timings": sessions.timings(), "environment": build_environment(torch_threads), **measured,
     }
     atomic_write_text(out / "manifest.json", json.dumps(manifest, indent=1))
 
 
-def _task_seed(task: str) -> int:
+def seed_of_task(task: str) -> int:
     return int(hashlib.sha256(task.encode()).hexdigest()[:8], 16)
 
 
-def _environment(threads: int) -> dict:
+def build_environment(threads: int) -> dict:
     import importlib.metadata
 
     import open_clip
@@ -720,8 +721,8 @@ def _loaded(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device: 
     return evaluator, load(root / "base.safetensors"), [load(root / "experts" / f"{t}.safetensors") for t in tasks]
 
 
-def _measure(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device: str = "cpu",
-             log=lambda message: None) -> dict:
+def measure_zoo(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device: str = "cpu",
+                log=lambda message: None) -> dict:
     """Base, expert, averaging and TA accuracies plus the interference diagnostics of docs/zoo.md (evaluated
     and merged on ``device``); ``log`` hears each step (the phase takes minutes on a text suite)."""
     import nbmerge
@@ -879,7 +880,7 @@ def info(suite: str, cache=None) -> dict:
 
 def gram_sample(zoo: Zoo, task: str, n: int, seed: int = 0) -> np.ndarray:
     """Indices of the ``n`` training examples of ``task`` that ``collect_grams`` records (seeded)."""
-    return np.random.default_rng([seed, _task_seed(task), 5]).permutation(len(zoo.arrays[task]["train_x"]))[:n]
+    return np.random.default_rng([seed, seed_of_task(task), 5]).permutation(len(zoo.arrays[task]["train_x"]))[:n]
 
 
 def load_models(zoo: Zoo) -> tuple[dict, list[dict]]:
@@ -898,7 +899,7 @@ def collect_grams(zoo: Zoo, model_state: dict[str, torch.Tensor], n: int, seed: 
                   tasks: Optional[list[str]] = None) -> dict[str, dict]:
     """Per task (all of the suite's, or ``tasks``), the input Grams of every linear weight of ``model_state`` on
     ``n`` training examples."""
-    encoder = _encoder_from(model_state, zoo.arch)
+    encoder = encoder_from_state(model_state, zoo.arch)
     out = {}
     unknown = set(tasks or ()) - set(zoo.tasks)
     if unknown:
@@ -935,10 +936,10 @@ def variant_experts(zoo: Zoo, *, lr_factors=(1.0,), step_factors=(1.0,), quiet: 
         rel = f"variants/lr{lr:.3g}-steps{steps}/{task}.safetensors"
         if not store.has(rel):
             if base_encoder is None:
-                base_encoder = _encoder_from(load_state_dict(zoo.base_path), zoo.arch)
+                base_encoder = encoder_from_state(load_state_dict(zoo.base_path), zoo.arch)
             bar = progress_bar(steps, f"variant expert {index + 1}/{len(tasks)}: {task}", quiet)
             expert = finetune(base_encoder, heads[task], zoo.arrays[task]["train_x"], zoo.arrays[task]["train_y"],
-                              recipe, _task_seed(task), steps=steps, lr=lr,
+                              recipe, seed_of_task(task), steps=steps, lr=lr,
                               progress=lambda s, t, loss: bar.update(1))
             bar.close()
             store.put_tensors(rel, encoder_state_dict(expert, zoo.arch.prefix))

@@ -283,19 +283,37 @@ def ray_address(value, _ctx) -> Optional[str]:
     return None
 
 
-def _constant(module: str, name: str) -> Callable[[], list[str]]:
-    def get():
-        import importlib
+# The allowed values of a few parameters are the constants of the modules that use them, imported when a check runs
+# (plain imports, so the import graph and tests/test_layout.py see them).
 
-        return list(getattr(importlib.import_module(module, __package__), name))
-    return get
+def STRATEGIES() -> list[str]:
+    from ..tune.search import STRATEGIES as strategies
+
+    return list(strategies)
 
 
-STRATEGIES = _constant("..tune.search", "STRATEGIES")
-VARIANTS = _constant("..tune.study", "VARIANTS")
-GRAM_SOURCES = _constant("..experiments.tour", "GRAM_SOURCES")
-FAMILIES = _constant("..experiments.pareto", "FAMILIES")
-TOUR_VARIANTS = _constant("..experiments.tour", "VARIANTS")
+def VARIANTS() -> list[str]:
+    from ..tune.study import VARIANTS as variants
+
+    return list(variants)
+
+
+def GRAM_SOURCES() -> list[str]:
+    from ..experiments.tour import GRAM_SOURCES as sources
+
+    return list(sources)
+
+
+def FAMILIES() -> list[str]:
+    from ..experiments.pareto import FAMILIES as families
+
+    return list(families)
+
+
+def TOUR_VARIANTS() -> list[str]:
+    from ..experiments.tour import VARIANTS as variants
+
+    return list(variants)
 
 positive = number(0.0, low_open=True)
 seed_value = count(0)

@@ -25,7 +25,8 @@ from ..io import StateDict, save_state_dict
 from ..methods import get_method
 from ..methods.bmm import parse_anchor_params, run_anchor
 from ..modules import MODULE_TYPES, module_groups, module_type
-from ..protocol import Predictions, TrialCache, _digest, gram_name, method_recipe
+from ..codehash import digest as key_digest
+from ..protocol import Predictions, TrialCache, gram_name, method_recipe
 from ..pools.zoo import expert_grams, load_models
 from ..solvers.bmm import BMMSolver
 from ..walker import WalkOptions
@@ -227,7 +228,7 @@ def cache_log_path(cache: TrialCache, settings: dict, space: Space, *, strategy:
                 "grid_sizes": grid_sizes if strategy == "grid" else None}
     if batch > 1 and strategy in ("bayes", "shared"):  # absent at 1: the names of sequential logs do not change
         identity["batch"] = batch
-    digest = _digest(identity)[:12]
+    digest = key_digest(identity, 12)
     name = f"{settings['anchor']}-{settings['gram']}-{strategy}-seed{seed}-{digest}.jsonl"
     path = cache.root / "bmm-logs" / name
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -4,7 +4,7 @@ vector learned on a few labeled examples, so that θ₀ + m_t ⊙ τ_t keeps the
 As the official code (yifei-he/Localize-and-Stitch, ``Localizer``) does it, per task t:
 
 * the mask's logits S start at +b where |τ_t| lies strictly above its k-th largest value over every parameter
-  tensor of the encoder (k = ⌊sparsity·N⌋), −b elsewhere (b = ``sigmoid_bias``, 5);
+  tensor of the encoder (k = ⌊sparsity·N⌋, at least 1 here), −b elsewhere (b = ``sigmoid_bias``, 5);
 * each epoch, the model θ = θ₀ + σ(S) ⊙ τ_t is fixed, and over the shuffled k-shot examples (``batch`` at a
   time) the gradient of the cross-entropy of task t's head is accumulated as g = mean over batches of lr·∇_θ ⊙ τ_t;
   then S ← S − g·σ'(S) + l1·sign(S)·σ'(S) (the official update, whose ``l1_strength`` term has this sign);
@@ -81,10 +81,9 @@ def learn_mask(arch, head, inputs: torch.Tensor, labels: torch.Tensor, base: Map
     theta0 = [base[k].to(device=device, dtype=torch.float32) for k in keys]
     taus = [expert[k].to(device=device, dtype=torch.float32) - t0 for k, t0 in zip(keys, theta0)]
     magnitudes = torch.cat([tau.abs().reshape(-1) for tau in taus])
-    k = int(settings.sparsity * magnitudes.numel())
-    if k < 1:
-        raise NbmergeError(f"localize: sparsity {settings.sparsity:g} keeps no entry of the model's "
-                           f"{magnitudes.numel():,}")
+    # at least one entry: the official default (1e-5) is meant for models of millions of parameters, and a
+    # model of fewer than 100,000 would otherwise start from an empty mask (the official code then fails)
+    k = max(1, int(settings.sparsity * magnitudes.numel()))
     threshold = torch.topk(magnitudes, k).values.min()
     del magnitudes
     logits = [torch.where(tau.abs() > threshold, settings.sigmoid_bias, -settings.sigmoid_bias) for tau in taus]

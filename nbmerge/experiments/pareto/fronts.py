@@ -12,6 +12,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 import torch
 
+from ...codehash import digest, seal, unseal
 from ...device import synchronize
 from ...errors import NbmergeError
 from ...io import atomic_write_text, load_state_dict
@@ -69,12 +70,12 @@ def _batch_size(surrogates: dict, budget: int = MERGE_MEMORY_BYTES) -> int:
     return max(1, int(budget // (surrogates["base"].numel() * _BYTES_PER_ALPHA_PER_PARAMETER)))
 
 
-def _mog_batch(surrogates: dict) -> int:
+def mog_batch_rows(surrogates: dict) -> int:
     """α rows per EM batch: three float64 [batch, P] buffers and the float32 result within the memory budget."""
     return max(1, int(MERGE_MEMORY_BYTES // (surrogates["base"].numel() * 8 * 4)))
 
 
-def _vertex(alpha: torch.Tensor) -> Optional[int]:
+def simplex_vertex(alpha: torch.Tensor) -> Optional[int]:
     """The task whose weight is 1 when α is a vertex of the simplex, else None."""
     hits = (alpha - 1).abs() < 1e-9
     return int(hits.nonzero()[0]) if bool(hits.any()) else None
@@ -101,7 +102,7 @@ def merge_family(surrogates: dict, family: str, index: Sequence[int], alphas, co
         ivon = surrogates["ivon"]
         thetas, info = pareto.mog_merge(base, ivon["means"][idx], ivon["precisions"][idx], alphas,
                                         iterations=config.em_iterations, responsibility_tol=config.em_tolerance,
-                                        temperature=temperature, batch=_mog_batch(surrogates), return_info=True)
+                                        temperature=temperature, batch=mog_batch_rows(surrogates), return_info=True)
         means = None
     elif family in ("adamw_simple", "adamw_sg_hess"):
         means = surrogates["experts"][idx]
@@ -113,13 +114,13 @@ def merge_family(surrogates: dict, family: str, index: Sequence[int], alphas, co
         # At a vertex these families are that task's own model, exactly (not up to the rounding of S·τ/S): the
         # trial cache shares one entry between them.
         for row, alpha in enumerate(alphas):
-            task = _vertex(alpha)
+            task = simplex_vertex(alpha)
             if task is not None:
                 thetas[row] = means[task].to(thetas.dtype)
     return (thetas, info) if return_info else thetas
 
 
-class _Store:
+class RecordStore:
     """Small JSON records beside the trial cache (EM's responsibilities, front timings, the temperature scale),
     keyed like its entries, so that a rerun neither merges nor times again; memory only without a cache root."""
 
@@ -128,31 +129,21 @@ class _Store:
         self.memory: dict[str, dict] = {}
 
     def _path(self, key) -> Path:
-        from ...protocol import _digest
-
-        return self.root / f"{_digest(key)}.json"
+        return self.root / f"{digest(key, 24)}.json"
 
     def get(self, key) -> Optional[dict]:
-        from ...protocol import _digest
-
-        found = self.memory.get(_digest(key))
+        found = self.memory.get(digest(key, 24))
         if found is None and self.root is not None and self._path(key).exists():
-            from ...codehash import unseal
-
             ok, found, why = unseal(self._path(key).read_text(errors="replace"), key)
             if not ok:  # damaged, edited or another key's: computed again (and overwritten), never used
                 print(f"pareto record {self._path(key).name}: {why}; computed again")
                 return None
-            self.memory[_digest(key)] = found
+            self.memory[digest(key, 24)] = found
         return found
 
     def put(self, key, value: dict) -> dict:
-        from ...protocol import _digest
-
-        self.memory[_digest(key)] = value
+        self.memory[digest(key, 24)] = value
         if self.root is not None:
-            from ...codehash import seal
-
             atomic_write_text(self._path(key), seal(key, value))
         return value
 
@@ -166,7 +157,7 @@ class Subset:
     surrogates: dict
     config: ParetoConfig
     index: list
-    store: _Store
+    store: RecordStore
 
     @property
     def tasks(self) -> list[str]:
@@ -177,7 +168,7 @@ class Subset:
         alpha = torch.as_tensor(alpha, dtype=torch.float64)
         family, run = family_of(name)
         base = {"notebook": "pareto", "tasks": self.tasks}
-        vertex = _vertex(alpha)
+        vertex = simplex_vertex(alpha)
         if vertex is not None and family in PER_RUN:
             return {**base, "model": "ivon_mean", "task": self.tasks[vertex], "run": run,
                     "posteriors": self.surrogates["ids"]["ivon"]}

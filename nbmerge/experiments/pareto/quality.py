@@ -11,7 +11,7 @@ from .config import LEVEL, MIXTURE, MOST, MULTITASK_IVON, REPORTED_ALPHAS, Paret
 
 # ---------------------------------------------------------------------------------------------------- quality
 
-def _accuracy_rows(predictions: dict) -> list[list[float]]:
+def accuracy_rows(predictions: dict) -> list[list[float]]:
     return [list(predictions[i].accuracy().values()) for i in sorted(predictions)]
 
 
@@ -202,11 +202,11 @@ def quality(result: dict, config: ParetoConfig) -> list[dict]:
         everything[MULTITASK_IVON] = preds[MULTITASK_IVON]["test"]
     boot: dict = {}
     result["_boot"] = boot
-    truth_acc = np.array(_accuracy_rows(truth_test))
+    truth_acc = np.array(accuracy_rows(truth_test))
     rows = []
     for name, test in everything.items():
         _bootstrap_front(boot, everything, base, name, tasks, config.bootstrap, config.seed)
-        acc = np.array(_accuracy_rows(test))
+        acc = np.array(accuracy_rows(test))
         if name in ("multitask", MULTITASK_IVON):
             chosen = _val_choice(preds[name]["val"])
             chosen_alpha, chosen_test = result["multitask_alphas"][chosen], test[chosen].mean_accuracy()

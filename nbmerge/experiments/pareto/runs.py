@@ -16,15 +16,15 @@ from ...solvers import pareto
 from .config import MIXTURE, MULTITASK_IVON, ParetoConfig, family_of, front_names, label
 from .fronts import (
     Subset,
-    _mog_batch,
-    _Store,
-    _vertex,
+    mog_batch_rows,
+    RecordStore,
+    simplex_vertex,
     alpha_chunks,
     choose_temperature,
     evaluate_front,
     merge_family,
 )
-from .quality import _accuracy_rows, quality
+from .quality import accuracy_rows, quality
 
 # ------------------------------------------------------------------------------------------------ ground truth
 
@@ -56,7 +56,7 @@ def ground_truth(sub: Subset, alphas: torch.Tensor, log: Callable = print) -> di
     seconds = []
     for i, alpha in enumerate(alphas):
         path = multitask_run(sub.zoo, dict(zip(sub.tasks, alpha.tolist())), sub.config.multitask(), log=log)
-        vertex = _vertex(alpha)
+        vertex = simplex_vertex(alpha)
         if vertex is not None and path == sub.zoo.expert_path(sub.tasks[vertex]):
             recipe = {"notebook": "pareto", "tasks": sub.tasks, "model": "expert", "task": sub.tasks[vertex]}
             seconds.append(float("nan"))
@@ -78,9 +78,9 @@ def train_ivon_multitask(base: torch.nn.Module, heads: dict, data: dict, weights
     encoder state dict (``arch.prefix``-prefixed)."""
     from torch.func import functional_call
 
-    from ...pools.posteriors import _loss
-    from ...pools.train import _batches, _schedule
-    from ...pools.zoo import _task_seed
+    from ...pools.posteriors import task_loss
+    from ...pools.train import shuffled_batches, lr_schedule
+    from ...pools.zoo import seed_of_task
 
     active = sorted(t for t, a in weights.items() if a > 0)
     encoder, names, theta0, offsets, optimizer = ivon_offsets(base, settings)
@@ -89,19 +89,19 @@ def train_ivon_multitask(base: torch.nn.Module, heads: dict, data: dict, weights
         return functional_call(encoder, {n: theta0[n] + d for n, d in zip(names, offsets)}, (inputs,))
 
     tensors = {t: (torch.from_numpy(data[t][0]), torch.from_numpy(data[t][1]).long()) for t in active}
-    streams = {t: _batches(len(tensors[t][0]), settings.batch, settings.steps,
-                           np.random.default_rng([seed, _task_seed(t), 9])) for t in active}
+    streams = {t: shuffled_batches(len(tensors[t][0]), settings.batch, settings.steps,
+                                   np.random.default_rng([seed, seed_of_task(t), 9])) for t in active}
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(int(np.random.default_rng([seed, 10]).integers(2 ** 62)))
         for step in range(settings.steps):
             for group in optimizer.param_groups:
-                group["lr"] = settings.lr * _schedule(step, settings.steps, warmup)
+                group["lr"] = settings.lr * lr_schedule(step, settings.steps, warmup)
             batches = {t: next(streams[t]) for t in active}
             for _ in range(settings.mc_samples):
                 with optimizer.sampled_params(train=True):
                     optimizer.zero_grad(set_to_none=True)
-                    loss = sum(weights[t] * _loss(arch, model, heads[t], tensors[t][0][batches[t]],
-                                                  tensors[t][1][batches[t]]) for t in active)
+                    loss = sum(weights[t] * task_loss(arch, model, heads[t], tensors[t][0][batches[t]],
+                                                      tensors[t][1][batches[t]]) for t in active)
                     loss.backward()
             optimizer.step()
     return {arch.prefix + n: (theta0[n] + d.detach()).contiguous() for n, d in zip(names, offsets)}
@@ -153,7 +153,7 @@ def ivon_ground_truth(sub: Subset, alphas: torch.Tensor, log: Callable = print) 
     preds = {"test": {}, "val": {}}
     seconds = []
     for i, alpha in enumerate(alphas):
-        vertex = _vertex(alpha)
+        vertex = simplex_vertex(alpha)
         if vertex is not None:
             recipe = sub.recipe("simple@0", alpha)
             row = sub.index[vertex]
@@ -178,8 +178,8 @@ def _multitask_stepper(zoo, weights: dict, config: ParetoConfig):
     import copy
 
     from ...pools import posteriors as post
-    from ...pools.train import _batches
-    from ...pools.zoo import _task_seed
+    from ...pools.train import shuffled_batches
+    from ...pools.zoo import seed_of_task
 
     recipe = post.zoo_recipe(zoo)
     settings = config.multitask().resolve(recipe)
@@ -189,15 +189,15 @@ def _multitask_stepper(zoo, weights: dict, config: ParetoConfig):
     optimizer = torch.optim.AdamW(encoder.parameters(), lr=settings.lr, weight_decay=recipe.expert_weight_decay)
     tensors = {t: (torch.from_numpy(zoo.arrays[t]["train_x"]), torch.from_numpy(zoo.arrays[t]["train_y"]).long())
                for t in active}
-    streams = {t: _batches(len(tensors[t][0]), settings.batch, 10 ** 6,
-                           np.random.default_rng([recipe.seed, _task_seed(t), 4])) for t in active}
+    streams = {t: shuffled_batches(len(tensors[t][0]), settings.batch, 10 ** 6,
+                                   np.random.default_rng([recipe.seed, seed_of_task(t), 4])) for t in active}
 
     def step():
         loss = 0
         for t in active:
             idx = next(streams[t])
-            loss = loss + weights[t] * post._loss(recipe.arch, encoder, heads[t], tensors[t][0][idx],
-                                                  tensors[t][1][idx])
+            loss = loss + weights[t] * post.task_loss(recipe.arch, encoder, heads[t], tensors[t][0][idx],
+                                                      tensors[t][1][idx])
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -274,7 +274,7 @@ def run_subset(zoo, index: Sequence[int], surrogates: dict, config: ParetoConfig
     from ...protocol import trial_cache
 
     cache = cache or trial_cache(zoo, config.device, config.cache, config.val_examples, config.seed)
-    sub = Subset(zoo, cache, surrogates, config, list(index), _Store(cache))
+    sub = Subset(zoo, cache, surrogates, config, list(index), RecordStore(cache))
     count = len(sub.index)
     front = pareto.simplex_grid(count, config.front_divisions_2 if count == 2 else config.front_divisions_3)
     truth_alphas = multitask_alphas(count, config)
@@ -304,17 +304,17 @@ def run_subset(zoo, index: Sequence[int], surrogates: dict, config: ParetoConfig
     result = {"tasks": sub.tasks, "alphas": alphas.tolist(), "matched": matched,
               "multitask_alphas": truth_alphas.tolist(), "val_examples": config.val_examples,
               "reference": list(base["test"].accuracy().values()),
-              "fronts": {n: {"label": label(n), "accuracy": _accuracy_rows(p["test"]),
+              "fronts": {n: {"label": label(n), "accuracy": accuracy_rows(p["test"]),
                              "val_accuracy": {str(i): p["val"][i].mean_accuracy() for i in matched}}
-                         for n, p in fronts.items()},
-              "multitask": {"alphas": truth_alphas.tolist(), "accuracy": _accuracy_rows(truth["predictions"]["test"]),
+                             for n, p in fronts.items()},
+              "multitask": {"alphas": truth_alphas.tolist(), "accuracy": accuracy_rows(truth["predictions"]["test"]),
                             "train_seconds": truth["train_seconds"],
                             "eval_seconds": _eval_seconds(list(truth["predictions"]["test"].values()))},
               "temperature": temperature, "em": em, "collapsed": collapsed(em.get(MIXTURE)),
               "predictions": {"fronts": fronts, "multitask": truth["predictions"], "base": base}}
     if ivon_truth is not None:
         result[MULTITASK_IVON] = {"alphas": truth_alphas.tolist(),
-                                  "accuracy": _accuracy_rows(ivon_truth["predictions"]["test"]),
+                                  "accuracy": accuracy_rows(ivon_truth["predictions"]["test"]),
                                   "train_seconds": ivon_truth["train_seconds"]}
         result["predictions"][MULTITASK_IVON] = ivon_truth["predictions"]
     if result["collapsed"]:
@@ -391,7 +391,7 @@ def time_fronts(sub: Subset, config: ParetoConfig, temperature: Optional[dict] =
                 batches = pareto.iter_mog_merge(
                     sub.surrogates["base"], ivon["means"][sub.index], ivon["precisions"][sub.index], alphas,
                     iterations=config.em_iterations, responsibility_tol=config.em_tolerance,
-                    temperature=(chosen or {}).get("tau", 1.0), batch=_mog_batch(sub.surrogates))
+                    temperature=(chosen or {}).get("tau", 1.0), batch=mog_batch_rows(sub.surrogates))
                 for _ in batches:  # each batch is dropped at once: a front of hundreds of α never sits in memory
                     synchronize(config.device)
             else:
