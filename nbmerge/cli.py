@@ -425,7 +425,7 @@ def cmd_bmm_search(args) -> int:
         import_ray()  # says what to install, before loading anything
     zoo = load_zoo(args.suite, args.cache)
     result = tune_bmm(zoo, args.anchor, anchor_params=anchor_params, grams=args.gram, strategy=args.strategy,
-                      budget=args.budget, seed=args.seed, log_path=args.log, depth_bins=args.by_depth,
+                      budget=args.budget, seed=args.seed, log_path=args.log, depth_bins=args.depth_bins,
                       with_scale=not args.no_scale, gram_examples=args.gram_examples, grid_sizes=args.grid_size,
                       device=device, out=args.out, progress=not (args.quiet or args.json), workers=args.workers,
                       batch=args.batch, ray_address=args.ray_address)
@@ -617,7 +617,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=int, default=None, help="trials (default 20; grid: its size)")
     p.add_argument("--grid-size", type=int, default=15, help="grid values per dimension (15 × 15 = 225)")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the search")
-    p.add_argument("--by-depth", type=int, default=0, help="split each module group into N depth bins")
+    p.add_argument("--depth-bins", "--by-depth", dest="depth_bins", type=int, default=0,
+                   help="split each module group into N depth bins (the notebooks' depth_bins; --by-depth: its "
+                        "former name)")
     p.add_argument("--no-scale", action="store_true", help="fix the assembly scale at 1")
     p.add_argument("--log", default=None, help="JSON-lines trial log; rerun with it to resume")
     p.add_argument("--out", default=None, help="write the tuned merge to this .safetensors file")

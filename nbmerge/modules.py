@@ -70,19 +70,20 @@ def module_depth(key: str) -> Optional[int]:
     return int(match["index"]) if match else None
 
 
-def module_groups(keys: Iterable[str], by_depth: int = 0, kinds: Optional[Mapping[str, str]] = None) -> dict[str, str]:
+def module_groups(keys: Iterable[str], depth_bins: int = 0,
+                  kinds: Optional[Mapping[str, str]] = None) -> dict[str, str]:
     """Map every linear-module key to its tying group; other keys are left out (they take the anchor).
 
-    ``by_depth`` = 0 or 1: the four groups ``attn_in``, ``attn_out``, ``mlp_in``, ``mlp_out`` (the paper's tying).
-    ``by_depth`` = n ≥ 2: each group split into n equal depth bins, named ``attn_in:0`` (lowest blocks) ...
+    ``depth_bins`` = 0 or 1: the four groups ``attn_in``, ``attn_out``, ``mlp_in``, ``mlp_out`` (the paper's tying).
+    ``depth_bins`` = n ≥ 2: each group split into n equal depth bins, named ``attn_in:0`` (lowest blocks) ...
     ``attn_in:{n-1}``; n = 2 is the lower/upper-half split. Bins are counted within each stack of blocks (a CLIP's
     image and text towers are binned separately but share group names).
     """
-    if by_depth < 0:
-        raise MethodError(f"module_groups: by_depth must be >= 0, got {by_depth}")
+    if depth_bins < 0:
+        raise MethodError(f"module_groups: depth_bins must be >= 0, got {depth_bins}")
     typed = {key: module_type(key, kinds) for key in keys}
     typed = {key: kind for key, kind in typed.items() if kind is not None}
-    if by_depth <= 1:
+    if depth_bins <= 1:
         return typed
     stacks: dict[str, int] = {}
     for key in typed:
@@ -92,7 +93,7 @@ def module_groups(keys: Iterable[str], by_depth: int = 0, kinds: Optional[Mappin
     groups = {}
     for key, kind in typed.items():
         match = _DEPTH.match(key)
-        depth_bin = int(match["index"]) * by_depth // stacks[match["stack"]] if match else 0
+        depth_bin = int(match["index"]) * depth_bins // stacks[match["stack"]] if match else 0
         groups[key] = f"{kind}:{depth_bin}"
     return groups
 

@@ -190,7 +190,7 @@ def _timing(ace_s, tsv_s, wudi_s, rounds=5, noise=0.02, seed=0):
                                                                                   ("wudi", wudi_s))}
     return {"seconds": {k: {"samples": v, "median": float(np.median(v))} for k, v in samples.items()},
             "environment": {"threads": 2, "device": "cpu"}, "date": "today",
-            "reads": {"bytes_read": 9 * 2 ** 20, "experts": 8, "parameters": 1e6, "matrices": 4}, "wudi_iters": 300}
+            "reads": {"bytes_read": 9 * 2 ** 20, "experts": 8, "parameters": 1e6, "matrices": 4}, "wudi_steps": 300}
 
 
 def test_cost_is_decided_by_a_bootstrap_over_interleaved_rounds():
@@ -213,7 +213,7 @@ def test_merge_timing_interleaves_rounds_then_is_read_back(tmp_path, tiny, monke
     base, experts = tiny
     cache = SimpleNamespace(root=tmp_path, log=lambda *_: None)
     lab = ace.Lab(SimpleNamespace(suite="tiny"), cache, base, experts, {})
-    config = config_of(wudi_iters=2, timing_repeats=3)
+    config = config_of(wudi_steps=2, timing_repeats=3)
     order = []
     import nbmerge.merging
 

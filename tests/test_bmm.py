@@ -158,7 +158,7 @@ def test_module_groups_open_clip():
     assert groups == {f"visual.transformer.resblocks.{i}.{name}": kind for i in range(4)
                       for name, kind in (("attn.in_proj_weight", "attn_in"), ("attn.out_proj.weight", "attn_out"),
                                          ("mlp.c_fc.weight", "mlp_in"), ("mlp.c_proj.weight", "mlp_out"))}
-    halves = module_groups(keys, by_depth=2)
+    halves = module_groups(keys, depth_bins=2)
     assert halves["visual.transformer.resblocks.1.mlp.c_fc.weight"] == "mlp_in:0"
     assert halves["visual.transformer.resblocks.2.mlp.c_fc.weight"] == "mlp_in:1"
     assert len(set(halves.values())) == 8
@@ -166,7 +166,7 @@ def test_module_groups_open_clip():
     assert module_depth("layers.5.mlp.fc1.weight") == 5 and module_depth("visual.proj") is None
     # the text tower of a full CLIP is its own stack of blocks
     assert module_groups(["transformer.resblocks.0.mlp.c_proj.weight", "transformer.resblocks.1.mlp.c_proj.weight"],
-                         by_depth=2) == {"transformer.resblocks.0.mlp.c_proj.weight": "mlp_out:0",
+                         depth_bins=2) == {"transformer.resblocks.0.mlp.c_proj.weight": "mlp_out:0",
                                          "transformer.resblocks.1.mlp.c_proj.weight": "mlp_out:1"}
 
 
@@ -178,7 +178,7 @@ def test_module_groups_hf_and_llm_names():
     assert groups[p + "self_attn.out_proj.weight"] == "attn_out"
     assert groups[p + "mlp.fc1.weight"] == "mlp_in" and groups[p + "mlp.fc2.weight"] == "mlp_out"
     assert len(groups) == 12 and "visual_projection.weight" not in groups
-    assert module_groups(keys, by_depth=2)["vision_model.encoder.layers.1.mlp.fc2.weight"] == "mlp_out:1"
+    assert module_groups(keys, depth_bins=2)["vision_model.encoder.layers.1.mlp.fc2.weight"] == "mlp_out:1"
     llama = {"model.layers.0.self_attn.o_proj.weight": "attn_out", "model.layers.0.mlp.gate_proj.weight": "mlp_in",
              "model.layers.0.mlp.down_proj.weight": "mlp_out", "bert.encoder.layer.0.attention.output.dense.weight":
              "attn_out", "bert.encoder.layer.0.output.dense.weight": "mlp_out",
@@ -197,7 +197,7 @@ def test_fast_path_equals_naive_solve_and_the_method(data64, with_grams):
     base, experts, grams = data64
     grams = grams if with_grams else None
     anchor = run_anchor(base, experts, "ties", grams=grams)
-    solver = BMMSolver(base, experts, anchor, grams, by_depth=2, keep_normal_equations=True, offdiag_scale=0.95)
+    solver = BMMSolver(base, experts, anchor, grams, depth_bins=2, keep_normal_equations=True, offdiag_scale=0.95)
     assert len(solver.modules) == 8 and len(solver.group_names()) == 8
     for rho in (-4.0, -1.0, 0.0, 2.0):
         for key in solver.modules:

@@ -40,7 +40,7 @@ class AceConfig:
     smoke: bool
     baselines: tuple
     eps: float                      # ACE's headline ε (the paper's ViT value); the code's 1e-2 is a second row
-    wudi_iters: int                 # WUDI's reference protocol (Adam steps per matrix)
+    wudi_steps: int                 # WUDI's reference protocol (Adam steps per matrix)
     val_examples: int               # validation subset per task that chooses every α (0: the whole split)
     scale_grid: tuple               # α grid of every model of the notebook (benchmark and ablation alike)
     # heterogeneous experts: learning-rate and step multipliers cycled over the tasks (the gate needs a wide
@@ -74,7 +74,7 @@ def as_dict(config: AceConfig) -> dict:
 
 
 def baseline_params(method: str, config: AceConfig) -> dict:
-    return {"iters": config.wudi_iters} if method == "wudi" else {}
+    return {"iters": config.wudi_steps} if method == "wudi" else {}
 
 
 CODE_LABEL = "ace (ε=1e-2, code)"   # the official code's default ε: a second configuration, under its own name
@@ -361,7 +361,7 @@ def _timed_rounds(lab: Lab, config: AceConfig, chosen: list, environment: dict, 
                                                                                           for row in rounds)}
            for label, _, _ in chosen}
     record = {"seconds": out, "rounds": rounds, "environment": environment, "suite": lab.suite,
-              "reads": merge_bytes(lab.base, lab.experts), "wudi_iters": config.wudi_iters,
+              "reads": merge_bytes(lab.base, lab.experts), "wudi_steps": config.wudi_steps,
               "total_s": time.perf_counter() - start_all,
               "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
     return record

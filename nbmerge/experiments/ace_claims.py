@@ -214,7 +214,7 @@ def claim_cost(timing: Optional[dict], suite: str):
     reads = timing.get("reads") or {}
     read_text = (f"; every merge reads the same {reads['bytes_read'] / 2 ** 20:.0f} MiB (base + {reads['experts']} "
                  f"experts, {reads['parameters'] / 1e6:.1f} M parameters each, {reads['matrices']} matrices), WUDI "
-                 f"runs {timing.get('wudi_iters', '?')} Adam steps per matrix") if reads else ""
+                 f"runs {timing.get('wudi_steps', '?')} Adam steps per matrix") if reads else ""
     env = timing["environment"]
     evidence = (_head(decision, "both parts must hold", worst) + ": median merge wall time (α = 1, evaluation "
                 f"excluded) over {rounds} interleaved "

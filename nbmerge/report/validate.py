@@ -347,7 +347,7 @@ RULES: dict[str, Check] = {
     "seeds": list_of(seed_value, distinct=True),
     # counts and budgets (0 where the notebook reads 0 as "all" or "the zoo's own")
     **{name: count(1) for name in (
-        "budget", "search_seeds", "repeats", "grid_size", "gram_examples", "wudi_steps", "wudi_iters", "samples",
+        "budget", "search_seeds", "repeats", "grid_size", "gram_examples", "wudi_steps", "samples",
         "components", "pareto_components", "pareto_divisions", "em_iterations", "sg_examples", "bootstrap",
         "multitask_divisions_2", "multitask_divisions_3", "front_divisions_2", "front_divisions_3",
         "timing_repeats", "bench_trials", "workers", "grid_repeats", "timing_trials", "ablation_seeds",

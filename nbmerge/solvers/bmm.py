@@ -54,7 +54,7 @@ class BMMSolver:
 
     ``anchor``: the anchor model (a state dict, a path, or a source), e.g. from ``run_anchor``; ``from_method``
     computes it by name. ``gram``/``beta``/``tv_norm``/``offdiag_scale`` as for ``bmm``. ``groups``: key → group
-    (default ``module_groups(linear keys, by_depth)``; a Gram key with no known module name is its own group).
+    (default ``module_groups(linear keys, depth_bins)``; a Gram key with no known module name is its own group).
     Everything lives on ``device`` in ``dtype`` (float64 by default; float32 halves memory and is much faster on
     GPUs, at float32 accuracy). ``keep_normal_equations`` also stores A, B, τ_anchor for ``solve_naive``.
     ``module_kinds``: ``{regex: kind}`` for linear modules the built-in names do not know (data-free only).
@@ -62,7 +62,7 @@ class BMMSolver:
 
     def __init__(self, base: Source, experts: Sequence[Source], anchor: Source,
                  grams: Optional[Sequence[Source]] = None, *, gram: str = "auto", beta: float = 0.5,
-                 tv_norm: str = "none", offdiag_scale: float = 1.0, by_depth: int = 0,
+                 tv_norm: str = "none", offdiag_scale: float = 1.0, depth_bins: int = 0,
                  groups: Optional[Mapping[str, str]] = None, device: str = "cpu",
                  dtype: torch.dtype = torch.float64, exclude: Sequence[str] = (), matrix_exclude: Sequence[str] = (),
                  keep_normal_equations: bool = False, module_kinds: Optional[Mapping[str, str]] = None):
@@ -108,7 +108,7 @@ class BMMSolver:
                 self.fixed[key] = (base_t, anchor_task_vector(anchor_state, key, base_t), view.base.dtype(key))
         self.copied = {key: view.base.get(key) for key in self.order
                        if key not in self.modules and key not in self.fixed}
-        known = module_groups(linear, by_depth, walk.module_kinds)
+        known = module_groups(linear, depth_bins, walk.module_kinds)
         self.groups = dict(groups) if groups is not None else {k: known.get(k, k) for k in linear}
         missing = [k for k in linear if k not in self.groups]
         if missing:

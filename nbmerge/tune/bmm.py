@@ -330,7 +330,8 @@ class _Trials:
             start = time.perf_counter()
             built["solver"] = BMMSolver(self.base, self.experts, self.anchor_state(),
                                         self.gram_list() if self.uses_data else None, gram=self.grams,
-                                        beta=self.beta, by_depth=self.depth_bins, device=self.device, dtype=self.dtype)
+                                        beta=self.beta, depth_bins=self.depth_bins, device=self.device,
+                                        dtype=self.dtype)
             self.timing["solver_s"] = time.perf_counter() - start
             solver_groups = set(module_groups(list(built["solver"].modules), self.depth_bins).values())
             if solver_groups != set(self.groups):
