@@ -14,7 +14,7 @@ DEBIAN_PACKAGES := dataset-fashion-mnist fonts-noto-core fonts-noto-cjk fonts-de
 	fortunes fortunes-min fortunes-debian-hints fortunes-de fortunes-it fortunes-es fortunes-ru fortunes-pl fortunes-cs fortunes-eo fortunes-bg \
 	fortunes-br fortunes-mario fortunes-bofh-excuses fortune-anarchism wordnet-base
 
-.PHONY: setup system-deps test report notebooks zoo zoo-targets peers peer-fusionbench peer-baselines peer-ace peer-mergekit smoke lab clean
+.PHONY: setup system-deps test report notebooks zoo zoo-targets peers peer-fusionbench peer-baselines peer-ace peer-localize peer-mergekit smoke lab clean
 
 system-deps:
 	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -90,6 +90,12 @@ peer-mergekit: $(STAMP)
 peer-ace: $(STAMP)
 	@test -n "$(ACE_REPO)" || { echo "usage: make peer-ace ACE_REPO=/path/to/ACE-Merging"; exit 2; }
 	$(PY) -m bench.peers.ace_official --ace-repo $(ACE_REPO) --out reports
+
+# Localize-and-Stitch's official code (MIT): point LS_REPO at a checkout of github.com/uiuctml/Localize-and-Stitch
+# (outside this repository; nbmerge never ships or fetches it) to rerun reports/peer_localize.md.
+peer-localize: $(STAMP)
+	@test -n "$(LS_REPO)" || { echo "usage: make peer-localize LS_REPO=/path/to/Localize-and-Stitch"; exit 2; }
+	$(PY) -m bench.peers.localize --ls-repo $(LS_REPO) --out reports
 
 # The notebooks name the `nbmerge` kernel, which the set-up registers inside the venv; as root, Jupyter needs
 # --allow-root (containers); LAB_ARGS passes anything else (e.g. LAB_ARGS="--no-browser --port 8890").

@@ -6,7 +6,7 @@
 One row per registered method: the data it needs, whether it gives one model, whether LoRA adapter experts merge
 with it, and the peer it was checked against with the largest relative difference and the speed ratio found there
 (reports/peer_fusionbench.json, peer_baselines.json, peer_regmean_plusplus.json, peer_adamerging.json,
-peer_ace.json, mergekit.json). A method with no peer row says
+peer_localize.json, peer_ace.json, mergekit.json). A method with no peer row says
 how it is checked instead.
 """
 
@@ -29,8 +29,6 @@ OTHER_CHECKS = {
     "knots": "the official steps written out on LoRA adapters (tests/test_knots.py); FusionBench 0.2.33 has only "
              "the alignment",
     "tsv_c": "the official rule (⌊r/T⌋ directions per task) in tests/test_baselines.py",
-    "localize_stitch": "the official Localizer's and Stitcher's steps written out (tests/test_localize_stitch.py); "
-                       "the official code runs only inside its own benchmark scripts",
     "dare": "mergekit 0.1.5 DARE-TIES on a 1.1 B Llama (reports/mergekit.md; masks differ by design)",
     "fisher": "the closed form on a toy (tests/test_methods.py)",
     "mog_em": "the EM updates on a toy (tests/test_mog_em.py)",
@@ -62,6 +60,13 @@ def peer_rows() -> dict[str, list[tuple[str, float, float]]]:
     for r in (_load("peer_adamerging.json") or {}).get("rows", []):   # λ's difference relative to how far λ moved
         out.setdefault("adamerging", []).append(("FusionBench 0.2.33 (its layer-wise wrapper and loss, random BERT)",
                                                  r["diff_over_movement"], r["speedup"]))
+    localize = (_load("peer_localize.json") or {}).get("rows", [])
+    stitched = {r["sparsity"]: r["max_abs_diff"] / r["largest_move"] for r in localize if r["task"] == "stitched"}
+    for r in localize:   # the stitched model's difference relative to how far it moved; each task's learning time
+        if r["task"] != "stitched":
+            masks = "learned masks identical" if r["differing"] == 0 else "learned masks differ"
+            peer = f"the official Localizer and Stitcher (random BERT; {masks})"
+            out.setdefault("localize_stitch", []).append((peer, stitched[r["sparsity"]], r["speedup"]))
     for r in (_load("peer_regmean_plusplus.json") or {}).get("rows", []):
         out.setdefault(r["method"], []).append(("FusionBench 0.2.33 (its block-by-block driver, on a random BERT)",
                                                 r["max_rel_diff"], r["speedup"]))

@@ -52,7 +52,8 @@ def test_dataless_masks_keep_the_largest_task_vector_entries_over_the_whole_mode
 
 
 def reference_mask(base, expert, head, x, y, s: LocalizeSettings, task: int) -> dict:
-    """The official Localizer's steps written out: the MLP's forward by hand, autograd for ∇_θ, the update."""
+    """The official Localizer's steps written out: the MLP's forward by hand, autograd for ∇_θ, the update (the
+    gradients summed over an epoch's batches: ``train_graft`` divides by a batch count that never passes 1)."""
     t0 = {k: base[k].double() for k in KEYS}
     tau = {k: expert[k].double() - t0[k] for k in KEYS}
     flat = torch.cat([tau[k].abs().reshape(-1) for k in KEYS])
@@ -62,7 +63,6 @@ def reference_mask(base, expert, head, x, y, s: LocalizeSettings, task: int) -> 
         theta = {k: (t0[k] + torch.sigmoid(logit[k]) * tau[k]).requires_grad_(True) for k in KEYS}
         order = torch.from_numpy(epoch_order(len(y), s.seed, task, epoch))
         acc = {k: torch.zeros_like(t0[k]) for k in KEYS}
-        batches = 0
         for start in range(0, len(y), s.batch):
             idx = order[start:start + s.batch]
             h = torch.tanh(x[idx].double() @ theta["enc.fc1.weight"].T + theta["enc.fc1.bias"])
@@ -73,9 +73,8 @@ def reference_mask(base, expert, head, x, y, s: LocalizeSettings, task: int) -> 
             grads = torch.autograd.grad(loss, [theta[k] for k in KEYS])
             for k, g in zip(KEYS, grads):
                 acc[k] += s.lr * g * tau[k]
-            batches += 1
         for k in KEYS:
-            g = acc[k] / batches
+            g = acc[k]   # summed over the batches: the official count of batches stops at 1
             d = torch.sigmoid(logit[k]) * (1 - torch.sigmoid(logit[k]))
             logit[k] = logit[k] - (g * d - s.l1 * torch.where(logit[k] > 0, d, -d))
     return {k: logit[k] > 0 for k in KEYS}

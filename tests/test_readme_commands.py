@@ -280,6 +280,7 @@ PLAN: dict[str, Plan] = {
     "make report PROFILE=paper": Plan("make", "the paper profile: about 20 hours"),
     "make peers": Plan("make", "installs FusionBench into its own venv (1.8 GB, 40 min)"),
     "make peer-ace ACE_REPO=...": Plan("make", "needs a checkout of the official ACE code"),
+    "make peer-localize LS_REPO=...": Plan("make", "needs a checkout of the official Localize-and-Stitch code"),
     "python -m bench.eval --suite text8 --roofline": Plan("help", "times the evaluator on the built text8"),
     ".venv/bin/nbmerge report --profile paper -p device cuda": Plan("dry-run", _REPORT_SLOW),
     "make setup": Plan("make", "installs Debian packages and a 6 GB venv"),

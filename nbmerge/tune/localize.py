@@ -6,8 +6,9 @@ As the official code (yifei-he/Localize-and-Stitch, ``Localizer``) does it, per 
 * the mask's logits S start at +b where |τ_t| lies strictly above its k-th largest value over every parameter
   tensor of the encoder (k = ⌊sparsity·N⌋, at least 1 here), −b elsewhere (b = ``sigmoid_bias``, 5);
 * each epoch, the model θ = θ₀ + σ(S) ⊙ τ_t is fixed, and over the shuffled k-shot examples (``batch`` at a
-  time) the gradient of the cross-entropy of task t's head is accumulated as g = mean over batches of lr·∇_θ ⊙ τ_t;
-  then S ← S − g·σ'(S) + l1·sign(S)·σ'(S) (the official update, whose ``l1_strength`` term has this sign);
+  time) the gradient of the cross-entropy of task t's head is accumulated as g = Σ over batches of lr·(∇_θ ⊙ τ_t)
+  (the official ``train_graft`` divides by a batch count that stops at 1, so it sums), then
+  S ← S − g·σ'(S) + l1·sign(S)·σ'(S) (the official update, whose ``l1_strength`` term has this sign);
 * after ``epochs`` epochs the mask is m_t = round(σ(S)) (S > 0).
 
 Defaults: the official vision script's (sparsity 1e-5, b 5, lr 1e7, l1 1, 10 epochs, 64 examples per class,
@@ -93,7 +94,6 @@ def learn_mask(arch, head, inputs: torch.Tensor, labels: torch.Tensor, base: Map
         params = dict(zip(names, theta))
         order = torch.from_numpy(epoch_order(len(labels), settings.seed, task, epoch)).to(device)
         total = [torch.zeros_like(t) for t in theta]
-        batches = 0
         for start in range(0, len(order), settings.batch):
             chosen = order[start:start + settings.batch]
             out = torch.func.functional_call(encoder, params, (inputs[chosen],), strict=False)
@@ -102,11 +102,10 @@ def learn_mask(arch, head, inputs: torch.Tensor, labels: torch.Tensor, base: Map
             loss = torch.nn.functional.cross_entropy(head.logits(out), labels[chosen])
             grads = torch.autograd.grad(loss, theta)
             for acc, grad, tau in zip(total, grads, taus):
-                acc.add_(settings.lr * grad * tau)
-            batches += 1
+                acc.add_((grad * tau).mul_(settings.lr))   # lr·(∇ ⊙ τ), in the official order
         with torch.no_grad():
-            for s, acc in zip(logits, total):
-                g = acc / batches
+            # summed over the epoch's batches, as the official code does (it divides by a count that stops at 1)
+            for s, g in zip(logits, total):
                 derivative = torch.sigmoid(s) * (1 - torch.sigmoid(s))
                 s -= g * derivative - settings.l1 * torch.where(s > 0, derivative, -derivative)
     return {k: (torch.sigmoid(s) > 0.5).cpu() for k, s in zip(keys, logits)}
