@@ -212,7 +212,7 @@ def test_cost_is_decided_by_a_bootstrap_over_interleaved_rounds():
 def test_merge_timing_interleaves_rounds_then_is_read_back(tmp_path, tiny, monkeypatch):
     base, experts = tiny
     cache = SimpleNamespace(root=tmp_path, log=lambda *_: None)
-    lab = ace.Lab(SimpleNamespace(suite="tiny"), cache, base, experts, {})
+    lab = ace.Lab(SimpleNamespace(suite="tiny"), cache, {}, models=(base, experts))
     config = config_of(wudi_steps=2, timing_repeats=3)
     order = []
     import nbmerge.merging

@@ -574,14 +574,16 @@ def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
     from nbmerge.experiments.common import finish
     from nbmerge.io import jsonable
     from nbmerge.pools import posteriors
-    from nbmerge.pools.zoo import open_zoo
+    from nbmerge.tune.study import open_lab
 
     config = _config(**SMOKE, cache=str(micro_cache))
 
     def run():
-        zoo = open_zoo(config.suite, config.cache)
+        lab = open_lab(config.suite, cache=config.cache, device=config.device, val_examples=config.val_examples,
+                       seed=config.seed)
+        zoo = lab.zoo
         surrogates = experiment.prepare(zoo, config, log=lambda *_: None)
-        results = [experiment.run_subset(zoo, index, surrogates, config, log=lambda *_: None)
+        results = [experiment.run_subset(zoo, index, surrogates, config, lab.cache, log=lambda *_: None)
                    for index in ([0, 1], [0, 1, 2])]
         costs = experiment.cost_rows(results, surrogates)
         return surrogates, results, costs, experiment.pareto_claims(results, costs, surrogates, config)

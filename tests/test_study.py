@@ -61,4 +61,8 @@ def test_no_notebook_or_experiment_keeps_its_own_lab_or_json_cache():
             assert not re.search(r"^class Lab\b", text, re.M), path
             assert not re.search(r"^def (check_search_settings|stored)\b", text, re.M), path
     assert not (ROOT / "nbmerge" / "tune" / "trials.py").exists()
+    # every notebook and experiment opens its suite and trial cache through the study layer
+    for path in [*(ROOT / "notebooks").glob("*.ipynb"), *(ROOT / "nbmerge" / "experiments").rglob("*.py")]:
+        text = path.read_text()
+        assert "open_zoo(" not in text and "trial_cache(" not in text and "load_models(" not in text, path
     assert not (ROOT / "nbmerge" / "tune" / "anchors.py").exists()

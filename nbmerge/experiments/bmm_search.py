@@ -115,12 +115,18 @@ def as_dict(config) -> dict:
     return asdict(config)
 
 
-def run(config: SearchConfig, log=print) -> StrategyResult:
+def lab_of(config: SearchConfig):
+    """The suite opened by the study layer at the first seed's validation subset."""
+    return open_lab(config.suite, cache=config.cache, device=config.device, val_examples=config.val_examples,
+                    seed=config.seeds[0])
+
+
+def run(config: SearchConfig, lab=None, log=print) -> StrategyResult:
     """Every strategy on one suite with the anchor as the prior mean: per seed, that seed's validation subset, its
-    α*, and each seeded strategy; the grid at the first ``grid_repeats`` seeds."""
-    lab = open_lab(config.suite, cache=config.cache, device=config.device, val_examples=config.val_examples,
-                   seed=config.seeds[0])
-    return compare_strategies(lab, config.anchor, config.variant, config.strategies, config.seeds, log=log,
+    α*, and each seeded strategy; the grid at the first ``grid_repeats`` seeds. ``lab``: :func:`lab_of`'s (opened
+    here when not given)."""
+    return compare_strategies(lab or lab_of(config), config.anchor, config.variant, config.strategies, config.seeds,
+                              log=log,
                               **config.search_settings())
 
 

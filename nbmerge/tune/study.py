@@ -72,14 +72,12 @@ def search_seconds(search) -> float:
 
 @dataclass
 class Lab:
-    """One suite, opened: its trial cache (validation subset), base and experts (the zoo's, or a named set of the
-    same tasks), the experts' test accuracies that normalize every accuracy, and the memo ``tune_bmm`` shares
-    between searches (models, Grams, anchor merges, solvers)."""
+    """One suite, opened: its trial cache (validation subset), base and experts (the zoo's, loaded on first use
+    and shared through the memo; or a named set of the same tasks), the experts' test accuracies that normalize
+    every accuracy, and the memo ``tune_bmm`` shares between searches (models, Grams, anchor merges, solvers)."""
 
     zoo: object
     cache: protocol.TrialCache
-    base: dict
-    experts: list
     expert_accuracy: dict                                     # the zoo's experts on their own tasks (test)
     memo: dict = field(default_factory=dict, repr=False)
     cache_dir: str = ""
@@ -88,6 +86,22 @@ class Lab:
     val_seed: int = 0
     experts_name: str = "zoo"                                 # which experts (part of every trial's recipe)
     merge_seconds: dict = field(default_factory=dict)         # recipe key → merge wall times measured in this run
+    models: Optional[tuple] = field(default=None, repr=False)  # (base, experts) given; None: the zoo's, on first use
+
+    def _models(self) -> tuple:
+        if self.models is not None:
+            return self.models
+        from .bmm import shared_models
+
+        return shared_models(self.memo, self.zoo)
+
+    @property
+    def base(self) -> dict:
+        return self._models()[0]
+
+    @property
+    def experts(self) -> list:
+        return self._models()[1]
 
     @property
     def suite(self) -> str:
@@ -110,7 +124,7 @@ class Lab:
     def with_experts(self, experts: list, name: str) -> "Lab":
         """The same suite, trial cache and base with another set of experts of the same tasks (``name`` keeps their
         trials apart); accuracies are still normalized by the zoo's own experts."""
-        return replace(self, experts=experts, experts_name=name, memo={})
+        return replace(self, models=(self.base, experts), experts_name=name, memo={})
 
     def release(self, keep_anchors: bool = True) -> None:
         """Free the factorised solvers (and the anchor merges unless ``keep_anchors``): one (anchor, variant) at a
@@ -122,16 +136,14 @@ class Lab:
 def open_lab(suite: str, *, cache: str = "", device: str = "cpu", val_examples: int = 100, seed: int = 0,
              log: Optional[Callable] = None) -> Lab:
     """The suite's zoo (built first if it is a missing embedded suite), its trial cache with the seeded validation
-    subset (``val_examples`` per task, 0: the whole split), and its models. ``log``: where the trial cache says
-    what it quarantines or recomputes (default: nowhere but the warning)."""
+    subset (``val_examples`` per task, 0: the whole split), and its models (loaded when first used: a study that
+    only trains posteriors or reads the cache never holds them). ``log``: where the trial cache says what it
+    quarantines or recomputes (default: nowhere but the warning)."""
     from ..pools.zoo import open_zoo
-    from .bmm import shared_models
 
     zoo = open_zoo(suite, cache)
     trials = protocol.trial_cache(zoo, device, cache, val_examples, seed, **({"log": log} if log else {}))
-    memo: dict = {}
-    base, experts = shared_models(memo, zoo)
-    return Lab(zoo, trials, base, experts, zoo.expert_accuracy, memo, cache, device, val_examples, seed)
+    return Lab(zoo, trials, zoo.expert_accuracy, {}, cache, device, val_examples, seed)
 
 
 @dataclass

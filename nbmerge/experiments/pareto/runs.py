@@ -266,14 +266,11 @@ def time_cost(sub: Subset, config: ParetoConfig, temperature: Optional[dict], we
 
 # --------------------------------------------------------------------------------------------------- a subset
 
-def run_subset(zoo, index: Sequence[int], surrogates: dict, config: ParetoConfig, cache=None,
+def run_subset(zoo, index: Sequence[int], surrogates: dict, config: ParetoConfig, cache,
                log: Callable = print) -> dict:
     """Everything for one subset: the temperature, every front (test at the front α, validation at the multitask
-    α), multitask ground truth, P1/P2 quality with intervals, and the front timings. ``cache``: a trial cache
-    (default: the zoo's, under the nbmerge cache, with ``config.val_examples``)."""
-    from ...protocol import trial_cache
-
-    cache = cache or trial_cache(zoo, config.device, config.cache, config.val_examples, config.seed)
+    α), multitask ground truth, P1/P2 quality with intervals, and the front timings. ``cache``: the trial cache of
+    the suite the study layer opened (``nbmerge.tune.study.open_lab``, the validation subset of ``config``)."""
     sub = Subset(zoo, cache, surrogates, config, list(index), RecordStore(cache))
     count = len(sub.index)
     front = pareto.simplex_grid(count, config.front_divisions_2 if count == 2 else config.front_divisions_3)
