@@ -228,31 +228,59 @@ def check_search_settings(config) -> None:
         raise NbmergeError(f"parameter 'seeds' must be distinct integers, got {list(config.seeds)}")
 
 
+def record_path(root: Path, kind: str, name) -> Path:
+    """Where the sealed record named by ``name`` (any JSON-able value; its digest names the file) lives."""
+    from ..codehash import digest
+
+    return Path(root) / kind / f"{digest(name, 16)}.json"
+
+
+def read_record(root: Optional[Path], kind: str, key, log: Optional[Callable] = None, *, name=None) -> tuple:
+    """``(found, value)`` of the record kept for ``key`` under ``root`` (:func:`stored`): not found when it is
+    missing, or when it fails its checksum or was written for another key (said through ``log`` and a warning:
+    such a record is never used)."""
+    from ..codehash import unseal
+
+    if root is None:
+        return False, None
+    path = record_path(root, kind, key if name is None else name)
+    if not path.exists():
+        return False, None
+    ok, value, why = unseal(path.read_text(errors="replace"), key)
+    if ok:
+        return True, value
+    message = f"cached {kind} record {path.name} is not used: {why}; recomputing"
+    if log is not None:
+        log(message)
+    warnings.warn(message, NbmergeWarning, stacklevel=3)
+    return False, None
+
+
+def write_record(root: Optional[Path], kind: str, key, value, *, name=None) -> None:
+    """Keep ``value`` sealed with ``key`` under ``root`` (atomically; nothing without a root)."""
+    from ..codehash import seal
+    from ..io import atomic_write_text
+
+    if root is None:
+        return
+    path = record_path(root, kind, key if name is None else name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, seal(key, value))
+
+
 def stored(root: Optional[Path], kind: str, key, compute: Callable[[], object], log: Optional[Callable] = None, *,
            name=None):
     """A small JSON-able result kept sealed under ``root`` (``<root>/<kind>/<digest of name>.json``; a trial cache's
     folder, ``cache.root``), so that a warm run reads it instead of recomputing (a noise estimate, a Gram alignment,
-    an analysis of the checkpoints). A record that fails its checksum or was written for another key is recomputed
-    with a warning, never used. ``name`` (default: the key) names the file: a key that also holds what may go stale
-    (the code's fingerprint) keeps one file per name, replaced when stale. ``root`` None (a memory-only cache)
-    always computes. The value comes back as a warm run reads it (JSON: tuples as lists)."""
+    an analysis of the checkpoints, ACE's merge timings). A record that fails its checksum or was written for
+    another key is recomputed with a warning, never used. ``name`` (default: the key) names the file: a key that also
+    holds what may go stale (the code's fingerprint) keeps one file per name, replaced when stale. ``root`` None (a
+    memory-only cache) always computes. The value comes back as a warm run reads it (JSON: tuples as lists)."""
     import json
 
-    from ..codehash import digest, seal, unseal
-    from ..io import atomic_write_text
-
-    if root is None:
-        return compute()
-    path = Path(root) / kind / f"{digest(key if name is None else name, 16)}.json"
-    if path.exists():
-        ok, value, why = unseal(path.read_text(errors="replace"), key)
-        if ok:
-            return value
-        message = f"cached {kind} record {path.name} is not used: {why}; recomputing"
-        if log is not None:
-            log(message)
-        warnings.warn(message, NbmergeWarning, stacklevel=2)
+    found, value = read_record(root, kind, key, log, name=name)
+    if found:
+        return value
     value = compute()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, seal(key, value))
+    write_record(root, kind, key, value, name=name)
     return json.loads(json.dumps(value, default=str))

@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 import numpy as np
 import torch
 
-from ...codehash import digest, seal, unseal
+from ...codehash import digest
 from ...device import synchronize
 from ...errors import NbmergeError
-from ...io import atomic_write_text, load_state_dict
+from ...io import load_state_dict
 from ...solvers import pareto
+from ...tune.study import read_record, write_record
 from .config import FAMILIES, IVON_FAMILIES, MIXTURE, PER_RUN, ParetoConfig, family_of
 
 # ------------------------------------------------------------------------------------------------- surrogates
@@ -122,29 +122,26 @@ def merge_family(surrogates: dict, family: str, index: Sequence[int], alphas, co
 
 class RecordStore:
     """Small JSON records beside the trial cache (EM's responsibilities, front timings, the temperature scale),
-    keyed like its entries, so that a rerun neither merges nor times again; memory only without a cache root."""
+    keyed like its entries, so that a rerun neither merges nor times again: the study layer's sealed records
+    (``nbmerge.tune.study.read_record``/``write_record`` under ``<trial cache>/pareto/``), remembered in memory too
+    (and only there without a cache root)."""
 
     def __init__(self, cache):
-        self.root = None if cache.root is None else cache.root / "pareto"
+        self.root = cache.root
         self.memory: dict[str, dict] = {}
-
-    def _path(self, key) -> Path:
-        return self.root / f"{digest(key, 24)}.json"
 
     def get(self, key) -> Optional[dict]:
         found = self.memory.get(digest(key, 24))
-        if found is None and self.root is not None and self._path(key).exists():
-            ok, found, why = unseal(self._path(key).read_text(errors="replace"), key)
-            if not ok:  # damaged, edited or another key's: computed again (and overwritten), never used
-                print(f"pareto record {self._path(key).name}: {why}; computed again")
+        if found is None:
+            ok, found = read_record(self.root, "pareto", key, print)
+            if not ok:  # missing, damaged, edited or another key's: computed again (and overwritten), never used
                 return None
             self.memory[digest(key, 24)] = found
         return found
 
     def put(self, key, value: dict) -> dict:
         self.memory[digest(key, 24)] = value
-        if self.root is not None:
-            atomic_write_text(self._path(key), seal(key, value))
+        write_record(self.root, "pareto", key, value)
         return value
 
 
