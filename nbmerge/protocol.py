@@ -579,6 +579,21 @@ def tune_method(cache: TrialCache, method: str, base: Mapping[str, torch.Tensor]
     return tuned
 
 
+def tune_at_seeds(cache: TrialCache, base: Mapping[str, torch.Tensor], seeds: Sequence[int], validation: Callable,
+                  recipe_and_merge: Callable[[int], tuple]) -> list[tuple]:
+    """``[(Tuned, test Predictions)]``, one per seed: within ``validation(seed)`` (that seed's validation subset),
+    ``recipe_and_merge(seed)`` gives the recipe and its α = 1 merge function, α is chosen on the grid
+    (:func:`tune_scale`) and the model tested once at it (:func:`method_test`)."""
+    out = []
+    for seed in seeds:
+        with validation(seed):
+            recipe, merge_fn = recipe_and_merge(seed)
+            tuned = tune_scale(cache, recipe, merge_fn, base)
+            tuned.merge_fn = merge_fn
+            out.append((tuned, method_test(cache, tuned, base)))
+    return out
+
+
 def method_test(cache: TrialCache, tuned: Tuned, base: Mapping[str, torch.Tensor]) -> Predictions:
     """Test predictions of a method tuned by :func:`tune_method`, at its validation-chosen α."""
     if tuned.merge_fn is None:

@@ -314,11 +314,8 @@ def merge_timing(lab: Lab, config: AceConfig, labels: Sequence[str] = ("ace", "t
 
     The record is stored beside the trial cache, keyed by the recipes and the environment (device, threads, CPUs,
     torch), so a warm rerun reads it instead of merging again; a new environment measures again."""
-    import gc
-
-    from ..merging import merge, timing_environment
+    from ..merging import timing_environment
     from ..tune.study import stored
-    from ..walker import WalkOptions
 
     chosen = [(label, method, params) for label, method, params in headline_runs(config) if label in labels]
     recipes = {label: protocol.method_recipe(method, params, None, lab.experts_name)

@@ -185,12 +185,9 @@ def tune_and_test(cache, method: str, base: dict, experts: list[dict], grams, co
                                   walk=WalkOptions(device=config.device))
         return held["state"]
 
-    out = []
-    for seed in (validation_seeds(config) if seeds is None else seeds):
-        with seeded_validation(cache, config.val_examples, seed):
-            tuned = protocol.tune_scale(cache, recipe, merged_at_one, base)
-            tuned.merge_fn = merged_at_one
-            out.append((tuned, protocol.method_test(cache, tuned, base)))
+    out = protocol.tune_at_seeds(cache, base, validation_seeds(config) if seeds is None else seeds,
+                                 lambda s: seeded_validation(cache, config.val_examples, s),
+                                 lambda s: (recipe, merged_at_one))
     held.clear()  # a merged model is ~90 MB on MiniLM: keep none once its predictions are cached
     return out
 

@@ -263,19 +263,16 @@ def tune_and_test(cache, base: Mapping[str, torch.Tensor], experts: Sequence[Map
 
     evaluator = cache.evaluator
     tasks = list(evaluator.task_names)
-    out = []
-    for seed in seeds:
-        settings = settings_of(seed)
-        recipe = protocol.method_recipe("adamerging", {**asdict(settings), "inputs": "val (whole split, unlabeled)"})
 
-        def merged_at_one(settings=settings):
+    def recipe_and_merge(seed: int) -> tuple:
+        settings = settings_of(seed)
+
+        def merged_at_one():
             learned = learn_coefficients(evaluator.arch, {t: evaluator.heads[t] for t in tasks},
                                          {t: evaluator.unlabeled(t, "val") for t in tasks}, base, experts, settings,
                                          device=device, log=lambda *_: None)
             return learned.merged(base, experts)
+        return (protocol.method_recipe("adamerging", {**asdict(settings), "inputs": "val (whole split, unlabeled)"}),
+                merged_at_one)
 
-        with validation(seed):
-            tuned = protocol.tune_scale(cache, recipe, merged_at_one, base)
-            tuned.merge_fn = merged_at_one
-            out.append((tuned, protocol.method_test(cache, tuned, base)))
-    return out
+    return protocol.tune_at_seeds(cache, base, seeds, validation, recipe_and_merge)

@@ -161,23 +161,20 @@ def tune_and_test(cache, base: Mapping[str, torch.Tensor], experts: Sequence[Map
 
     evaluator = cache.evaluator
     tasks = list(evaluator.task_names)
-    out = []
-    for seed in seeds:
+
+    def recipe_and_merge(seed: int) -> tuple:   # called within the seed's validation subset
         settings = settings_of(seed)
-        with validation(seed):
-            subset = evaluator.subset_spec("val") or "whole split"
-            recipe = protocol.method_recipe("localize_stitch", {
-                "masks": "learned", **asdict(settings), "examples": f"val {subset} (labeled)"})
+        subset = evaluator.subset_spec("val") or "whole split"
+        labeled = {t: evaluator.labeled(t, "val") for t in tasks}
 
-            def merged_at_one(settings=settings, labeled={t: evaluator.labeled(t, "val") for t in tasks}):
-                masks = learn_masks(evaluator.arch, {t: evaluator.heads[t] for t in tasks}, labeled, base, experts,
-                                    settings, device=device)
-                with tempfile.TemporaryDirectory(prefix="nbmerge-masks-") as folder:
-                    path = masks.save(Path(folder) / "masks.safetensors")
-                    return merge("localize_stitch", base, experts, {"masks": str(path), "scale": 1.0},
-                                 walk=WalkOptions(device=device))
+        def merged_at_one():
+            masks = learn_masks(evaluator.arch, {t: evaluator.heads[t] for t in tasks}, labeled, base, experts,
+                                settings, device=device)
+            with tempfile.TemporaryDirectory(prefix="nbmerge-masks-") as folder:
+                path = masks.save(Path(folder) / "masks.safetensors")
+                return merge("localize_stitch", base, experts, {"masks": str(path), "scale": 1.0},
+                             walk=WalkOptions(device=device))
+        return (protocol.method_recipe("localize_stitch", {"masks": "learned", **asdict(settings),
+                                                           "examples": f"val {subset} (labeled)"}), merged_at_one)
 
-            tuned = protocol.tune_scale(cache, recipe, merged_at_one, base)
-            tuned.merge_fn = merged_at_one
-            out.append((tuned, protocol.method_test(cache, tuned, base)))
-    return out
+    return protocol.tune_at_seeds(cache, base, seeds, validation, recipe_and_merge)
