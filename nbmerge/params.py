@@ -62,20 +62,15 @@ def example_of(annotation: Any) -> Any:
 
 
 def build_config(cls, namespace: dict[str, Any]):
-    """A config dataclass from a namespace holding every field by name (a notebook's parameters: ``globals()``);
-    each value checked against its field's annotation. The notebook's parameters cell is the only place its
-    defaults are written, so a missing name is an error, not a silent default."""
-    hints = typing.get_type_hints(cls)
+    """A config dataclass from a namespace holding every field by name (a notebook's parameters: ``globals()``). The
+    notebook's parameters cell is the only place its defaults are written, so a missing name is an error, not a
+    silent default; the values are checked by the config itself, against each field's type and rules
+    (``nbmerge.experiments.rules``)."""
     missing = [f.name for f in fields(cls) if f.init and f.name not in namespace]
     if missing:
         raise NbmergeError(f"{cls.__name__}: no value for {', '.join(missing)} (declare it in the notebook's "
                            "parameters cell)")
-    values = {}
-    for f in fields(cls):
-        if f.init:
-            check_fits(f"parameter {f.name!r}", namespace[f.name], example_of(hints[f.name]))
-            values[f.name] = namespace[f.name]
-    return cls(**values)
+    return cls(**{f.name: namespace[f.name] for f in fields(cls) if f.init})
 
 
 def notebook_parameters(path: Path) -> dict[str, Any]:

@@ -87,7 +87,7 @@ def test_config_is_built_from_the_notebook_and_checked():
         config_of(val_examples="100")
     with pytest.raises(NbmergeError, match="ablation_seeds"):
         config_of(ablation_seeds=4)
-    with pytest.raises(NbmergeError, match="distinct"):
+    with pytest.raises(NbmergeError, match="must not repeat"):
         config_of(seeds=[1, 1])
     with pytest.raises(TypeError):
         ace.AceConfig()  # no defaults: the notebook's parameters cell is the only place they are written

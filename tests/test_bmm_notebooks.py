@@ -363,7 +363,7 @@ def test_gram_source_keeps_data_for_an_anchor_that_needs_it():
 def test_configs_validate():
     config = bench_config(suites=["text8"], anchors=["ties"], search_seeds=3, seed=4)
     assert config.suites == ("text8",) and config.anchors == ("ties",) and config.seeds == [4, 5, 6]
-    with pytest.raises(NbmergeError, match="must be one of suites"):
+    with pytest.raises(NbmergeError, match="must be one of the notebook's suites"):
         bench_config(suite="micro")
     with pytest.raises(NbmergeError, match="unknown"):
         bench_config(anchors=["no_such_method"])

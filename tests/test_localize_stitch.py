@@ -1,6 +1,8 @@
 """Localize-and-Stitch: the dataless and the learned masks against written-out references, the stitch, the mask
 file, the CLI."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -162,6 +164,7 @@ def test_in_the_tour_masks_are_learned_per_seed_on_its_labeled_subset_and_cached
     on (never test), stitched by the registered method, α on the grid; a second run trains nothing."""
     from nbmerge.experiments import tour
     from nbmerge.pools.zoo import load_models, open_zoo
+    from nbmerge.params import notebook_parameters
     from nbmerge.report.validate import problems
     from nbmerge.tune import localize
     from test_tour import _config
@@ -195,8 +198,12 @@ def test_in_the_tour_masks_are_learned_per_seed_on_its_labeled_subset_and_cached
     assert not seen and [t.curve for t, _ in again] == [t.curve for t, _ in runs]
     rows = tour.comparison_rows(_comparison_of(config, zoo, runs))
     assert "learned on labeled validation" in rows[-1]["what it does"]
-    assert problems("00_tour", {"methods": ["ties", "localize_stitch_learned"]}) == {}
-    assert "localize_stitch_learned" in problems("10_ace", {"methods": ["localize_stitch_learned"]})["methods"]
+    notebooks = Path(__file__).resolve().parents[1] / "notebooks"
+    tour_params = notebook_parameters(notebooks / "00_tour.ipynb")
+    assert problems("00_tour", {**tour_params, "methods": ["ties", "localize_stitch_learned"]}) == {}
+    ace_params = notebook_parameters(notebooks / "10_ace.ipynb")   # a tour variant, not a method of its own
+    assert "localize_stitch_learned" in problems("10_ace", {**ace_params,
+                                                            "baselines": ["localize_stitch_learned"]})["baselines"]
 
 
 def _comparison_of(config, zoo, runs):

@@ -1,13 +1,9 @@
-"""The study layer (nbmerge.tune.study): one way to open a suite, check the BMM notebooks' shared settings and keep
-a small result; the notebooks and experiments go through it."""
+"""The study layer (nbmerge.tune.study): one way to open a suite and keep a small result; the notebooks and
+experiments go through it."""
 
 import re
 from pathlib import Path
-from types import SimpleNamespace
 
-import pytest
-
-from nbmerge.errors import NbmergeError
 from nbmerge.tune import study
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,32 +23,9 @@ def test_a_lab_knows_its_suite_and_experts_and_shares_models_across_seeds(micro_
     assert swapped.cache is lab.cache and swapped.memo == {} and swapped.merge_seconds is lab.merge_seconds
 
 
-def _settings(**changes):
-    values = dict(budget=20, n_initial=None, gram_examples=256, wudi_steps=300, val_examples=50, depth_bins=0,
-                  seeds=[0, 1, 2])
-    values.update(changes)
-    return SimpleNamespace(**values)
-
-
-@pytest.mark.parametrize("change, name", [
-    ({"budget": 0}, "budget"), ({"n_initial": 30}, "n_initial"), ({"n_initial": True}, "n_initial"),
-    ({"gram_examples": 0}, "gram_examples"), ({"wudi_steps": 0}, "wudi_steps"), ({"val_examples": -1}, "val_examples"),
-    ({"depth_bins": -1}, "depth_bins"), ({"seeds": [0, 0]}, "seeds"), ({"seeds": []}, "seeds"),
-    ({"seeds": [0, "1"]}, "seeds")])
-def test_search_settings_are_checked_once_for_every_bmm_notebook(change, name):
-    study.check_search_settings(_settings())
-    with pytest.raises(NbmergeError, match=f"parameter '{name}'"):
-        study.check_search_settings(_settings(**change))
-
-
-def test_a_config_without_a_field_is_not_asked_for_it():
-    bare = SimpleNamespace(budget=8, gram_examples=16, val_examples=0)
-    study.check_search_settings(bare)
-
-
 def test_no_notebook_or_experiment_keeps_its_own_lab_or_json_cache():
-    """The twin study kits are gone: one Lab, one open_lab, one check of the search settings, one small-record
-    cache; nothing imports the removed modules."""
+    """The twin study kits are gone: one Lab, one open_lab, one small-record cache; nothing imports the removed
+    modules."""
     sources = {p: p.read_text() for p in (ROOT / "nbmerge").rglob("*.py")}
     sources.update({p: p.read_text() for p in (ROOT / "notebooks").glob("*.ipynb")})
     for path, text in sources.items():

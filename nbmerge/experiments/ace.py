@@ -20,53 +20,54 @@ from .. import protocol
 from ..taskaware import shown
 from ..device import resolve_device
 from ..diagnostics import FORCED_ON, GATED_OFF, LADDER, ace_params, effective
-from ..errors import NbmergeError
 from ..methods.ace import CODE_EPS
 from ..tune.study import Lab, open_lab as study_lab
-from .common import check_config
+from . import rules
+from .rules import knob
 
 
 @dataclass(frozen=True)
 class AceConfig:
     """The ACE notebook's knobs; their defaults are written once, in the notebook's parameters cell (build the
-    config with ``nbmerge.params.build_config`` or ``notebook_config``)."""
+    config with ``nbmerge.params.build_config`` or ``notebook_config``), their rules once, here (``rules.knob``)."""
 
-    suite: str                      # the suite of the ablation, the gate and the heterogeneous setting
-    suites: tuple                   # the suites of the benchmark (the task-count sweep needs at least two)
-    device: str
-    seed: int                       # the trial cache's first validation subset; merges and experts are deterministic
-    seeds: tuple                    # validation subsets, one α choice each (A2's intervals span them)
-    ablation_seeds: int             # how many of ``seeds`` the ablation (A4, A5) runs at (budget)
-    smoke: bool
-    baselines: tuple
-    eps: float                      # ACE's headline ε (the paper's ViT value); the code's 1e-2 is a second row
-    wudi_steps: int                 # WUDI's reference protocol (Adam steps per matrix)
-    val_examples: int               # validation subset per task that chooses every α (0: the whole split)
-    scale_grid: tuple               # α grid of every model of the notebook (benchmark and ablation alike)
+    # the suite of the ablation, the gate and the heterogeneous setting
+    suite: str = knob(rules.SUITE)
+    # the suites of the benchmark (the task-count sweep needs at least two)
+    suites: tuple = knob(rules.SUITES)
+    device: str = knob(rules.DEVICE)
+    # the trial cache's first validation subset; merges and experts are deterministic
+    seed: int = knob(rules.SEED)
+    # validation subsets, one α choice each (A2's intervals span them)
+    seeds: tuple = knob(rules.SEEDS)
+    # how many of ``seeds`` the ablation (A4, A5) runs at (budget)
+    ablation_seeds: int = knob(rules.COUNT, rules.at_most_entries_of("seeds"))
+    smoke: bool = knob()
+    baselines: tuple = knob(rules.list_of(rules.method(), non_empty=False, distinct=True))
+    # ACE's headline ε (the paper's ViT value); the code's 1e-2 is a second row
+    eps: float = knob(rules.POSITIVE)
+    # WUDI's reference protocol (Adam steps per matrix)
+    wudi_steps: int = knob(rules.COUNT)
+    # validation subset per task that chooses every α (0: the whole split)
+    val_examples: int = knob(rules.COUNT_OR_ALL)
+    # α grid of every model of the notebook (benchmark and ablation alike)
+    scale_grid: tuple = knob(rules.POSITIVES)
     # heterogeneous experts: learning-rate and step multipliers cycled over the tasks (the gate needs a wide
     # spread of task-vector norms; steps below 1 also make them cheaper than the zoo's experts)
-    hetero_lr_factors: tuple
-    hetero_step_factors: tuple
-    timing_repeats: int             # A3: interleaved rounds, each timing ACE, TSV-M and WUDI once (median; ≥ 5)
-    a5_margin: float                # A5a: forcing the components on "does not help" = within ± this many points
-    cache: str
+    hetero_lr_factors: tuple = knob(rules.POSITIVES)
+    hetero_step_factors: tuple = knob(rules.POSITIVES)
+    # A3: interleaved rounds, each timing ACE, TSV-M and WUDI once (median; ≥ 5 for a decision)
+    timing_repeats: int = knob(rules.COUNT)
+    # A5a: forcing the components on "does not help" = within ± this many points
+    a5_margin: float = knob(rules.POSITIVE)
+    cache: str = knob(rules.CACHE)
 
     def __post_init__(self):
-        check_config(self)
+        rules.check(self)
         for name in ("suites", "seeds", "baselines", "hetero_lr_factors", "hetero_step_factors"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
-        if not self.seeds or len(set(self.seeds)) != len(self.seeds):
-            raise NbmergeError(f"seeds: give distinct validation-subset seeds, got {list(self.seeds)}")
-        if not 1 <= self.ablation_seeds <= len(self.seeds):
-            raise NbmergeError(f"ablation_seeds must be between 1 and len(seeds) = {len(self.seeds)}")
-        for name in ("scale_grid",):
-            grid = tuple(float(a) for a in getattr(self, name))
-            if not grid or min(grid) <= 0:
-                raise NbmergeError(f"parameter {name!r} must be non-empty and positive, got {grid}")
-            object.__setattr__(self, name, grid)
+        object.__setattr__(self, "scale_grid", tuple(float(a) for a in self.scale_grid))
         object.__setattr__(self, "device", resolve_device(self.device))
-        if self.timing_repeats < 1 or self.a5_margin <= 0:
-            raise NbmergeError("parameters: timing_repeats must be ≥ 1 (5 for a decision) and a5_margin > 0")
 
 
 def as_dict(config: AceConfig) -> dict:

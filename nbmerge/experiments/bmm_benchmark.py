@@ -24,53 +24,54 @@ from typing import Optional
 from .. import protocol
 from ..metrics import relative_gain
 from ..device import resolve_device
-from ..errors import NbmergeError
-from ..tune.study import (VARIANT_NAMES, VARIANTS, anchor_needs_grams, check_anchor, check_search_settings, open_lab,
-                          search_seconds)
+from ..tune.study import VARIANT_NAMES, anchor_needs_grams, open_lab, search_seconds
 from ..tune.benchmark import SuiteResult, bmm_over_anchors
-from .common import check_config
+from . import rules
+from .rules import knob
 
 ANCHORS = ("task_arithmetic", "ties", "tsv", "iso_cts", "wudi", "regmean")      # the paper's plug-in anchors
 
 
 @dataclass(frozen=True)
 class BenchmarkConfig:
-    """The notebook's parameters (its parameters cell declares them and their defaults)."""
+    """The notebook's parameters (its parameters cell declares them and their defaults; their rules are written
+    here, once: ``rules.knob``)."""
 
-    suite: str                      # B1 is read on this suite (must be in suites)
-    suites: tuple                   # B2 needs several (text8/14/20: the paper profile)
-    device: str
-    seed: int                       # first search seed (seeds seed .. seed+search_seeds-1); each seed's val subset
-    smoke: bool
-    anchors: tuple
-    variants: tuple                 # data (data-assisted) and/or free (data-free)
-    budget: int                     # BO trials per search
-    search_seeds: int               # searches per (anchor, variant): BO is seeded, one search is one draw
-    n_initial: Optional[int]        # space-filling trials before the GP (None: min(5, budget))
-    with_scale: bool                # False: s ablated (s = 1); True: s searched, and given to the anchor too
-    val_examples: int               # validation subset per task for α and the search (0: the whole split)
-    gram_examples: int              # training examples per task for the data Grams
-    gram_seed: int
-    wudi_steps: int                 # WUDI's reference protocol (Adam steps per matrix)
-    depth_bins: int                 # 0: the four functional groups; n ≥ 2: each split into n depth bins
-    cache: str                      # nbmerge cache folder (empty: NBMERGE_CACHE or ~/.cache/nbmerge)
+    # B1 is read on this suite (must be in suites)
+    suite: str = knob(rules.SUITE, rules.in_suites)
+    # B2 needs several (text8/14/20: the paper profile)
+    suites: tuple = knob(rules.SUITES)
+    device: str = knob(rules.DEVICE)
+    # first search seed (seeds seed .. seed+search_seeds-1); each seed's val subset
+    seed: int = knob(rules.SEED)
+    smoke: bool = knob()
+    anchors: tuple = knob(rules.ANCHORS)
+    # data (data-assisted) and/or free (data-free)
+    variants: tuple = knob(rules.list_of(rules.VARIANT, distinct=True))
+    # BO trials per search
+    budget: int = knob(rules.BUDGET)
+    # searches per (anchor, variant): BO is seeded, one search is one draw
+    search_seeds: int = knob(rules.COUNT)
+    # space-filling trials before the GP (None: min(5, budget))
+    n_initial: Optional[int] = knob(rules.N_INITIAL)
+    # False: s ablated (s = 1); True: s searched, and given to the anchor too
+    with_scale: bool = knob()
+    # validation subset per task for α and the search (0: the whole split)
+    val_examples: int = knob(rules.COUNT_OR_ALL)
+    # training examples per task for the data Grams
+    gram_examples: int = knob(rules.COUNT)
+    gram_seed: int = knob(rules.SEED)
+    # WUDI's reference protocol (Adam steps per matrix)
+    wudi_steps: int = knob(rules.COUNT)
+    # 0: the four functional groups; n ≥ 2: each split into n depth bins
+    depth_bins: int = knob(rules.COUNT_OR_ALL)
+    # nbmerge cache folder (empty: NBMERGE_CACHE or ~/.cache/nbmerge)
+    cache: str = knob(rules.CACHE)
 
     def __post_init__(self):
-        check_config(self)
+        rules.check(self)
         for name in ("suites", "anchors", "variants"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
-        if self.suite not in self.suites:
-            raise NbmergeError(f"parameter 'suite' ({self.suite!r}) must be one of suites {list(self.suites)}")
-        if not self.anchors or not self.variants:
-            raise NbmergeError("parameters 'anchors' and 'variants' must not be empty")
-        for anchor in self.anchors:
-            check_anchor(anchor)
-        unknown = [v for v in self.variants if v not in VARIANTS]
-        if unknown:
-            raise NbmergeError(f"parameter 'variants': unknown {unknown}; choose from {list(VARIANTS)}")
-        if self.search_seeds < 1:
-            raise NbmergeError(f"parameter 'search_seeds' must be >= 1, got {self.search_seeds}")
-        check_search_settings(self)
         object.__setattr__(self, "device", resolve_device(self.device))
 
     @property

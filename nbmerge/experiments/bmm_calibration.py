@@ -30,23 +30,20 @@ the two claims.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field, replace
 from statistics import median
 from typing import Mapping, Optional, Sequence
-
-import numpy as np
 
 from .. import protocol, verdicts
 from ..calibration import ece_difference, ece_difference_samples, predictive_distance, reliability, rescaled, task_ece
 from ..device import resolve_device
 from ..errors import NbmergeError
-from ..methods import get_method
 from ..modules import MODULE_TYPES, module_type
 from ..protocol import Interval, Predictions
-from ..tune.study import check_search_settings
 from ..verdicts import Decision
-from .common import check_config, claim
+from . import rules
+from .common import claim
+from .rules import knob
 
 # B6: the ensemble's normalized accuracy may be at most this many points below the point estimate's.
 NONINFERIORITY_MARGIN = 1.0
@@ -59,46 +56,37 @@ CALIBRATION_PAPER = ("sampling-based BMM: lower ECE than the point estimate at n
 
 @dataclass(frozen=True)
 class CalibrationConfig:
-    """The notebook's knobs; their defaults and meanings are written in its parameters cell only."""
+    """The notebook's knobs; their defaults and meanings are written in its parameters cell only, their rules here
+    (``rules.knob``)."""
 
-    suite: str
-    device: str
-    seed: int             # the Gram sample's and the bootstrap's seed
-    seeds: tuple          # search seeds: each draws its own validation subset and seeds its posterior draws
-    smoke: bool
-    anchor: str           # the prior mean of the tuned (data-assisted) BMM
-    strategy: str
-    budget: int
-    n_initial: int        # the search's space-filling points before BO proposes
-    val_examples: int
-    gram_examples: int
-    samples: int          # posterior draws averaged per prediction
-    temperatures: tuple   # posterior temperatures τ (σ² = τ·σ̂²), chosen on validation
-    margin: float         # accuracy non-inferiority margin, normalized points
-    cache: str
+    suite: str = knob(rules.SUITE)
+    device: str = knob(rules.DEVICE)
+    # the Gram sample's and the bootstrap's seed
+    seed: int = knob(rules.SEED)
+    # search seeds: each draws its own validation subset and seeds its posterior draws
+    seeds: tuple = knob(rules.SEEDS)
+    smoke: bool = knob()
+    # the prior mean of the tuned (data-assisted) BMM
+    anchor: str = knob(rules.ANCHOR)
+    strategy: str = knob(rules.STRATEGY)
+    budget: int = knob(rules.BUDGET)
+    # the search's space-filling points before BO proposes
+    n_initial: Optional[int] = knob(rules.N_INITIAL)
+    val_examples: int = knob(rules.COUNT_OR_ALL)
+    gram_examples: int = knob(rules.COUNT)
+    # posterior draws averaged per prediction (an average needs two)
+    samples: int = knob(rules.count(2))
+    # posterior temperatures τ (σ² = τ·σ̂²), chosen on validation
+    temperatures: tuple = knob(rules.POSITIVES)
+    # accuracy non-inferiority margin, normalized points
+    margin: float = knob(rules.POSITIVE)
+    cache: str = knob(rules.CACHE)
 
     def __post_init__(self):
-        check_config(self)
+        rules.check(self)
         object.__setattr__(self, "seeds", tuple(self.seeds))
         object.__setattr__(self, "temperatures", tuple(float(t) for t in self.temperatures))
         object.__setattr__(self, "device", resolve_device(self.device))
-        check_search_settings(self)
-        check_initial(self)
-        get_method(self.anchor)
-        if self.samples < 2:
-            raise NbmergeError(f"parameter 'samples' must be >= 2 (an average over posterior draws), got "
-                               f"{self.samples}")
-        if not self.temperatures or not all(math.isfinite(t) and t > 0 for t in self.temperatures):
-            raise NbmergeError(f"parameter 'temperatures' must be a non-empty list of positive numbers, got "
-                               f"{list(self.temperatures)}")
-        if self.margin <= 0:
-            raise NbmergeError(f"parameter 'margin' must be > 0, got {self.margin}")
-
-
-def check_initial(config) -> None:
-    if not 1 <= config.n_initial <= config.budget:
-        raise NbmergeError(f"parameter 'n_initial' must be between 1 and the budget ({config.budget}), got "
-                           f"{config.n_initial}")
 
 
 def as_dict(config) -> dict:

@@ -37,13 +37,12 @@ import numpy as np
 
 from .. import protocol, verdicts
 from ..device import resolve_device
-from ..errors import NbmergeError
-from ..methods import get_method
 from ..protocol import COLLAPSED_AGREEMENT, Interval, Predictions
-from ..tune.study import check_search_settings
 from ..verdicts import Decision
-from .bmm_calibration import check_initial, conjunction
-from .common import check_config, claim
+from . import rules
+from .bmm_calibration import conjunction
+from .common import claim
+from .rules import knob
 
 # B5a: data-free within ±this many normalized-accuracy points of data-assisted (see the module docstring).
 EQUIVALENCE_MARGIN = 2.0
@@ -62,40 +61,36 @@ THEOREM_PAPER = ("E[xxᵀ] positively correlated with Σ_t τ_tᵀτ_t (a theore
 
 @dataclass(frozen=True)
 class DatafreeConfig:
-    """The notebook's knobs; their defaults and meanings are written in its parameters cell only."""
+    """The notebook's knobs; their defaults and meanings are written in its parameters cell only, their rules here
+    (``rules.knob``)."""
 
-    suite: str
-    device: str
-    seed: int            # the Gram sample's and the bootstrap's seed
-    seeds: tuple         # search seeds: each draws its own validation subset; every search runs at each
-    smoke: bool
-    anchors: tuple       # BMM's prior means, each tuned with both Gram sources
-    strategy: str
-    budget: int
-    n_initial: int       # the search's space-filling points before BO proposes
-    val_examples: int
-    gram_examples: int
-    k_fraction: float    # top-k eigen-subspace compared: k = round(k_fraction·d_in)
-    margin: float        # equivalence margin, normalized points
-    cache: str
+    suite: str = knob(rules.SUITE)
+    device: str = knob(rules.DEVICE)
+    # the Gram sample's and the bootstrap's seed
+    seed: int = knob(rules.SEED)
+    # search seeds: each draws its own validation subset; every search runs at each
+    seeds: tuple = knob(rules.SEEDS)
+    smoke: bool = knob()
+    # BMM's prior means, each tuned with both Gram sources: data-free methods (B5 compares the Gram sources, so an
+    # anchor that needs data Grams would make the data-free BMM built on it use data)
+    anchors: tuple = knob(rules.list_of(rules.DATA_FREE_ANCHOR, distinct=True))
+    strategy: str = knob(rules.STRATEGY)
+    budget: int = knob(rules.BUDGET)
+    # the search's space-filling points before BO proposes
+    n_initial: Optional[int] = knob(rules.N_INITIAL)
+    val_examples: int = knob(rules.COUNT_OR_ALL)
+    gram_examples: int = knob(rules.COUNT)
+    # top-k eigen-subspace compared: k = round(k_fraction·d_in)
+    k_fraction: float = knob(rules.UNIT_FRACTION)
+    # equivalence margin, normalized points
+    margin: float = knob(rules.POSITIVE)
+    cache: str = knob(rules.CACHE)
 
     def __post_init__(self):
-        check_config(self)
+        rules.check(self)
         for name in ("seeds", "anchors"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         object.__setattr__(self, "device", resolve_device(self.device))
-        check_search_settings(self)
-        check_initial(self)
-        if not self.anchors:
-            raise NbmergeError("parameter 'anchors' must name at least one merge method")
-        for anchor in self.anchors:
-            if "grams" in get_method(anchor).needs:
-                raise NbmergeError(f"anchor {anchor!r} needs data Grams: the data-free BMM built on it would use "
-                                   "data; B5 compares the Gram sources, so its anchors must be data-free")
-        if not 0.0 < self.k_fraction <= 1.0:
-            raise NbmergeError(f"parameter 'k_fraction' must be in (0, 1], got {self.k_fraction}")
-        if self.margin <= 0:
-            raise NbmergeError(f"parameter 'margin' must be > 0, got {self.margin}")
 
 
 def as_dict(config) -> dict:

@@ -23,13 +23,13 @@ import numpy as np
 
 from .. import protocol, verdicts
 from ..device import resolve_device
-from ..errors import NbmergeError
-from ..tune.study import VARIANTS, check_anchor, check_search_settings, open_lab
+from ..tune.study import open_lab
 from ..tune.compare import (STRATEGY_NAMES, StrategyResult, compare_strategies, strategy_name, strategy_rows,
                             strategy_summary, time_arms, time_ratio)
-from ..tune.search import STRATEGIES
 from .bmm_common import SOURCE, combine, part_lines
-from .common import check_config, claim
+from . import rules
+from .common import claim
+from .rules import knob
 
 PAPER_BUDGET = 20            # BO iterations in the paper's efficiency comparison
 PAPER_GRID = 225             # the exhaustive baseline's configurations (15 × 15)
@@ -44,54 +44,55 @@ SETTING = "text8: 8 text tasks, MiniLM experts (the analogue of the paper's ViT-
 
 @dataclass(frozen=True)
 class SearchConfig:
-    """The notebook's parameters (its parameters cell declares them and their defaults)."""
+    """The notebook's parameters (its parameters cell declares them and their defaults; their rules are written
+    here, once: ``rules.knob``)."""
 
-    suite: str
-    anchor: str                     # the prior mean, at its validation-tuned α
-    variant: str                    # data (data-assisted Grams) or free (task-vector Grams)
-    device: str
-    seed: int                       # first search seed (seeded strategies: seed .. seed+repeats-1); validation subset's
-    smoke: bool
-    strategies: tuple
-    budget: int                     # trials of bayes, shared and random
-    repeats: int                    # seeds per seeded strategy (each seed: its own validation subset and α*)
-    grid_repeats: int               # seeds at which the grid runs (the first ones): it is deterministic per subset
-    n_initial: Optional[int]        # space-filling trials before the GP (None: min(5, budget))
-    grid_size: int                  # values per grid axis: shared log10 ρ (and s when with_scale: 15² = 225)
-    with_scale: bool                # False: s ablated (the benchmark's searches, shared); True: the paper's space
-    val_examples: int               # validation subset per task (0: the whole split)
-    gram_examples: int
-    gram_seed: int
-    wudi_steps: int
-    depth_bins: int                 # 0: the four functional groups; n ≥ 2: each split into n depth bins
-    bench_solves: bool              # time fast vs naive solves on the zoo's shapes
-    bench_vit_b32: bool             # ... and on one ViT-B/32 block
-    bench_trials: int               # timed repetitions per λ in the solve benchmark
-    timing_trials: int              # B3: fresh trials timed per arm (BO, grid), interleaved; 0: no timing
-    cache: str
-    workers: int                    # trials at once, on Ray (nbmerge[distributed]); bayes/shared then ask in batches
-    ray_address: str                # an existing Ray cluster (empty: a local one)
+    suite: str = knob(rules.SUITE)
+    # the prior mean, at its validation-tuned α
+    anchor: str = knob(rules.ANCHOR)
+    # data (data-assisted Grams) or free (task-vector Grams)
+    variant: str = knob(rules.VARIANT)
+    device: str = knob(rules.DEVICE)
+    # first search seed (seeded strategies: seed .. seed+repeats-1); validation subset's
+    seed: int = knob(rules.SEED)
+    smoke: bool = knob()
+    strategies: tuple = knob(rules.list_of(rules.STRATEGY, distinct=True))
+    # trials of bayes, shared and random
+    budget: int = knob(rules.BUDGET)
+    # seeds per seeded strategy (each seed: its own validation subset and α*)
+    repeats: int = knob(rules.COUNT)
+    # seeds at which the grid runs (the first ones): it is deterministic per subset
+    grid_repeats: int = knob(rules.count(1, at_most="repeats"))
+    # space-filling trials before the GP (None: min(5, budget))
+    n_initial: Optional[int] = knob(rules.N_INITIAL)
+    # values per grid axis: shared log10 ρ (and s when with_scale: 15² = 225)
+    grid_size: int = knob(rules.COUNT)
+    # False: s ablated (the benchmark's searches, shared); True: the paper's space
+    with_scale: bool = knob()
+    # validation subset per task (0: the whole split)
+    val_examples: int = knob(rules.COUNT_OR_ALL)
+    gram_examples: int = knob(rules.COUNT)
+    gram_seed: int = knob(rules.SEED)
+    wudi_steps: int = knob(rules.COUNT)
+    # 0: the four functional groups; n ≥ 2: each split into n depth bins
+    depth_bins: int = knob(rules.COUNT_OR_ALL)
+    # time fast vs naive solves on the zoo's shapes
+    bench_solves: bool = knob()
+    # ... and on one ViT-B/32 block
+    bench_vit_b32: bool = knob()
+    # timed repetitions per λ in the solve benchmark
+    bench_trials: int = knob(rules.COUNT)
+    # B3: fresh trials timed per arm (BO, grid), interleaved; 0: no timing
+    timing_trials: int = knob(rules.COUNT_OR_ALL)
+    cache: str = knob(rules.CACHE)
+    # trials at once, on Ray (nbmerge[distributed]); bayes/shared then ask in batches
+    workers: int = knob(rules.COUNT, rules.workers_available)
+    # an existing Ray cluster (empty: a local one)
+    ray_address: str = knob(rules.ray_address)
 
     def __post_init__(self):
-        check_config(self)
+        rules.check(self)
         object.__setattr__(self, "strategies", tuple(self.strategies))
-        check_anchor(self.anchor)
-        if self.variant not in VARIANTS:
-            raise NbmergeError(f"parameter 'variant' must be one of {list(VARIANTS)}, got {self.variant!r}")
-        unknown = [s for s in self.strategies if s not in STRATEGIES]
-        if unknown or not self.strategies:
-            raise NbmergeError(f"parameter 'strategies': unknown {unknown}; choose from {list(STRATEGIES)}")
-        if self.repeats < 1 or self.grid_size < 1 or self.bench_trials < 1 or self.workers < 1:
-            raise NbmergeError("parameters 'repeats', 'grid_size', 'bench_trials' and 'workers' must be >= 1")
-        if not 1 <= self.grid_repeats <= self.repeats:
-            raise NbmergeError(f"parameter 'grid_repeats' must be in [1, repeats], got {self.grid_repeats}")
-        if self.timing_trials < 0:
-            raise NbmergeError(f"parameter 'timing_trials' must be >= 0, got {self.timing_trials}")
-        if self.workers > 1:
-            from ..tune.distributed import import_ray
-
-            import_ray()  # says what to install before anything runs
-        check_search_settings(self)
         object.__setattr__(self, "device", resolve_device(self.device))
 
     @property

@@ -12,22 +12,13 @@ import json
 import os
 import platform
 import time
-import typing
-from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Optional, Sequence
 
 from ..errors import NbmergeError
 from ..claims import VERDICTS, Claim, claim  # noqa: F401 (the notebooks' one import of their helpers)
 from ..io import atomic_write_text, jsonable
-from ..params import check_fits, example_of
 from ..provenance import git_sha
-
-def check_config(config) -> None:
-    """Reject wrong types in a config dataclass: each field must fit its annotation (``nbmerge.params.fits``)."""
-    hints = typing.get_type_hints(type(config))
-    for f in fields(config):
-        check_fits(f"parameter {f.name!r}", getattr(config, f.name), example_of(hints[f.name]))
 
 
 def fingerprint(device: str = "cpu", seed: Optional[int] = None) -> dict:

@@ -25,7 +25,8 @@ from ..tune.study import Lab
 from ..walker import WalkOptions
 from ..taskaware import shown
 from .analyses import cached  # noqa: F401 (the notebook's `tour.cached`)
-from .common import check_config
+from . import rules
+from .rules import knob
 
 # What each classic method fixes, in one line (shown in the comparison table and the notebook).
 EXPLAINS = {
@@ -62,44 +63,46 @@ DATA_GRAMS = ("data", "hybrid")   # BMM's `gram` sources that read data Grams
 BMM_LOG10_RHO = -1.0            # the registered bmm's default prior strength (23_bmm_search.ipynb tunes it)
 
 
+def _tour_method(value, params):
+    """A registered method a notebook can run, or one of the tour's trained variants (``VARIANTS``)."""
+    return rules.one_of("method", lambda: rules.method_names() + list(VARIANTS))(value, params)
+
+
+def _bmm_anchor(value, params):
+    """With BMM in the tour (``bmm_grams``), its anchor must be data-free, or data-free BMM would use data."""
+    return rules.DATA_FREE_ANCHOR(value, params) if params.get("bmm_grams") else rules.ANCHOR(value, params)
+
+
 @dataclass(frozen=True)
 class TourConfig:
     """The tour's knobs; their defaults are written once, in the notebook's parameters cell (build the config with
-    ``nbmerge.params.build_config`` or ``notebook_config``)."""
+    ``nbmerge.params.build_config`` or ``notebook_config``), their rules once, here (``rules.knob``)."""
 
-    suite: str
-    device: str
-    seed: int                    # seeds the Gram sample (and the trial cache's first validation subset)
-    seeds: tuple                 # validation subsets, one α choice each (0: the whole split, then one seed)
-    methods: tuple
-    adamerging_steps: int        # AdaMerging's Adam steps on the unlabeled validation inputs
-    val_examples: int            # validation examples per task on which α is chosen (0: the whole split)
-    gram_examples: int           # training examples per task whose activations form RegMean's (and BMM's) Grams
-    top_fraction: float          # share of singular directions compared in the subspace-overlap figure
-    bmm_anchor: str              # the BMM section's anchor (prior mean), a data-free method
-    bmm_grams: tuple             # BMM with data Grams and/or data-free (task-vector Grams)
-    pareto_preview: bool         # train IVON posteriors for the Pareto preview (off: a pointer to 30_pareto.ipynb)
-    pareto_tasks: tuple          # the preview's two tasks (empty: the zoo's first two)
-    pareto_components: int       # IVON runs per task in the Pareto preview (MultiIVON components)
-    pareto_ivon_steps: int       # IVON steps per run (0: the zoo's expert steps)
-    pareto_divisions: int        # α grid of the 2-task preview: α₁ ∈ {0, 1/n, ..., 1}
-    cache: str                   # zoo cache folder; "" means $NBMERGE_CACHE or ~/.cache/nbmerge
+    suite: str = knob(rules.SUITE)
+    device: str = knob(rules.DEVICE)
+    seed: int = knob(rules.SEED)  # seeds the Gram sample (and the trial cache's first validation subset)
+    seeds: tuple = knob(rules.SEEDS)  # validation subsets, one α choice each (0: the whole split, then one seed)
+    methods: tuple = knob(rules.list_of(_tour_method, distinct=True))
+    adamerging_steps: int = knob(rules.COUNT)  # AdaMerging's Adam steps on the unlabeled validation inputs
+    val_examples: int = knob(rules.COUNT_OR_ALL)  # validation examples per task choosing α (0: the whole split)
+    gram_examples: int = knob(rules.COUNT)  # training examples per task forming RegMean's (and BMM's) Grams
+    top_fraction: float = knob(rules.UNIT_FRACTION)  # share of singular directions in the subspace-overlap figure
+    bmm_anchor: str = knob(_bmm_anchor)  # the BMM section's anchor (prior mean), a data-free method
+    # BMM with data Grams and/or data-free (task-vector Grams)
+    bmm_grams: tuple = knob(rules.list_of(rules.one_of("Gram source", lambda: GRAM_SOURCES), False, distinct=True))
+    pareto_preview: bool = knob()  # train IVON posteriors for the Pareto preview (off: a pointer to 30_pareto.ipynb)
+    # the preview's two tasks (empty: the zoo's first two)
+    pareto_tasks: tuple = knob(rules.list_of(rules.task_of_suite, non_empty=False, distinct=True, sizes=(0, 2)))
+    pareto_components: int = knob(rules.COUNT)  # IVON runs per task in the Pareto preview (MultiIVON components)
+    pareto_ivon_steps: int = knob(rules.COUNT_OR_ALL)  # IVON steps per run (0: the zoo's expert steps)
+    pareto_divisions: int = knob(rules.COUNT)  # α grid of the 2-task preview: α₁ ∈ {0, 1/n, ..., 1}
+    cache: str = knob(rules.CACHE)  # zoo cache folder; "" means $NBMERGE_CACHE or ~/.cache/nbmerge
 
     def __post_init__(self):
-        check_config(self)
+        rules.check(self)
         for name in ("seeds", "methods", "bmm_grams", "pareto_tasks"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         object.__setattr__(self, "device", resolve_device(self.device))
-        unknown = [g for g in self.bmm_grams if g not in GRAM_SOURCES]
-        if unknown:
-            raise NbmergeError(f"bmm_grams: unknown Gram sources {unknown}; valid: {', '.join(GRAM_SOURCES)}")
-        if self.bmm_grams and get_method(self.bmm_anchor).needs:
-            raise NbmergeError(f"bmm_anchor {self.bmm_anchor!r} needs statistics; the tour's BMM anchor must be "
-                               "data-free (e.g. task_arithmetic, ties, tsv), or data-free BMM would use data")
-        if not self.seeds or len(set(self.seeds)) != len(self.seeds):
-            raise NbmergeError(f"seeds: give distinct validation-subset seeds, got {list(self.seeds)}")
-        if self.pareto_tasks and len(self.pareto_tasks) != 2:
-            raise NbmergeError(f"pareto_tasks: the preview shows two tasks, got {list(self.pareto_tasks)}")
 
 
 # ------------------------------------------------------------------------------------- the merges, tuned alike

@@ -13,7 +13,6 @@ run a BMM search and keep a small result, so that their trial-cache entries, sea
   trial cache, named by the search's identity, so a warm rerun replays it and evaluates nothing.
 * :func:`stored`: a small JSON-able result (a noise estimate, a Gram alignment, an analysis of the checkpoints)
   kept sealed beside the trial cache, recomputed (never used) when it fails its checksum or its key.
-* :func:`check_search_settings`: the settings the BMM notebooks share, checked once for all of them.
 
 Variants: ``data`` = data-assisted (each expert's input Grams on ``gram_examples`` training examples of its own
 task); ``free`` = data-free (task-vector Grams τ_tᵀτ_t). An anchor that itself needs data Grams (RegMean) keeps them
@@ -34,13 +33,6 @@ from ..methods import get_method
 
 VARIANTS = ("data", "free")
 VARIANT_NAMES = {"data": "data-assisted", "free": "data-free"}
-
-
-def check_anchor(anchor: str) -> None:
-    """An anchor must be a registered method other than BMM itself."""
-    if anchor == "bmm":
-        raise NbmergeError("the anchor cannot be bmm itself")
-    get_method(anchor)  # raises with the list of registered methods
 
 
 def anchor_needs_grams(anchor: str) -> bool:
@@ -200,32 +192,6 @@ def run_search(lab: Lab, anchor: AnchorRun, variant: str, *, strategy: str = "ba
                     log_path="cache", depth_bins=depth_bins, with_scale=with_scale, gram_examples=gram_examples,
                     gram_seed=gram_seed, n_initial=n_initial, grid_sizes=grid_size, device=device, progress=False,
                     cache=lab.cache, memo=lab.memo, workers=workers, ray_address=ray_address or None)
-
-
-def check_search_settings(config) -> None:
-    """The settings the BMM notebooks share, each checked where the config has it (``budget``, ``n_initial``,
-    ``gram_examples``, ``wudi_steps``, ``val_examples``, ``depth_bins``, ``seeds``); the error names the bad
-    parameter and its value."""
-    def has(name):
-        return hasattr(config, name)
-
-    if config.budget < 1:
-        raise NbmergeError(f"parameter 'budget' must be >= 1, got {config.budget}")
-    n_initial = getattr(config, "n_initial", None)
-    if n_initial is not None and (isinstance(n_initial, bool) or not isinstance(n_initial, int)
-                                  or not 1 <= n_initial <= config.budget):
-        raise NbmergeError(f"parameter 'n_initial' must be in [1, budget], got {n_initial}")
-    if config.gram_examples < 1:
-        raise NbmergeError(f"parameter 'gram_examples' must be >= 1, got {config.gram_examples}")
-    if has("wudi_steps") and config.wudi_steps < 1:
-        raise NbmergeError(f"parameter 'wudi_steps' must be >= 1, got {config.wudi_steps}")
-    if config.val_examples < 0:
-        raise NbmergeError(f"parameter 'val_examples' must be >= 0 (0: the whole split), got {config.val_examples}")
-    if has("depth_bins") and config.depth_bins < 0:
-        raise NbmergeError(f"parameter 'depth_bins' must be >= 0, got {config.depth_bins}")
-    if has("seeds") and (not config.seeds or len(set(config.seeds)) != len(config.seeds) or not all(
-            isinstance(s, int) and not isinstance(s, bool) for s in config.seeds)):
-        raise NbmergeError(f"parameter 'seeds' must be distinct integers, got {list(config.seeds)}")
 
 
 def record_path(root: Path, kind: str, name) -> Path:

@@ -6,8 +6,8 @@ from dataclasses import asdict, dataclass
 from typing import Optional
 
 from ...device import resolve_device
-from ...errors import NbmergeError
-from ..common import check_config
+from .. import rules
+from ..rules import knob
 
 # family → (label, what it is). The IVON families are nested (isotropic ⊂ diagonal ⊂ mixture) on the same runs.
 FAMILIES = {
@@ -40,56 +40,64 @@ LEVEL = 0.95
 @dataclass(frozen=True)
 class ParetoConfig:
     """Every knob of notebooks/30_pareto.ipynb; its parameters cell holds the defaults (``nbmerge.params.build_config``
-    builds this from it), ``PREVIEW`` the tour's."""
+    builds this from it), ``PREVIEW`` the tour's; the rules are written here, once (``rules.knob``)."""
 
-    suite: str
+    suite: str = knob(rules.SUITE)
     # 2 tasks: the 2-task subset; 3 tasks: the 3-task subset and the 2-task subset of its first two
-    tasks: tuple
-    device: str
-    seed: int  # seeds the IVON runs, the squared-gradient sample, the val subset, bootstrap
-    smoke: bool
-    families: tuple
-    components: int  # K IVON runs per task (the paper: 10 for ViT, 3 for RoBERTa)
-    ivon_steps: int  # 0: the zoo's expert steps
-    ivon_lr: float
-    ivon_ess: float  # λ, shared by the tasks (λ = N kept the tiny encoder at chance)
-    ivon_hess_init: float
-    ivon_beta2: float
-    prior_weight_decay: float  # δ: prior precision λδ around the base, for IVON and squared gradients
-    sg_examples: int  # per-example gradients for the squared-gradient precision
-    em_iterations: int  # "a few EM steps"
-    em_tolerance: float  # ... stopping once no responsibility moves by more than this
-    temperatures: tuple  # f: responsibility temperature τ = f·G, chosen on validation
-    multitask_steps: int  # 0: the zoo's expert steps (then a vertex is the zoo's expert)
-    multitask_divisions_2: int  # multitask α₁ ∈ {0, 1/2, 1} on the 2-task subset
-    multitask_divisions_3: int  # multitask α on the 3-task simplex grid of step 1/2 ...
-    multitask_centroid: bool  # ... plus (1/3, 1/3, 1/3)
-    front_divisions_2: int  # fronts evaluated (test, whole split) at α₁ ∈ {0, 1/4, ..., 1} ∪ multitask α
-    front_divisions_3: int  # ... and on the 3-task grid of this step ∪ multitask α
-    timing_divisions_2: int  # P3: a front of d + 1 α merged and timed per family (0: the evaluated
-    timing_divisions_3: int  # front's own merges, timed as they ran) ... and of (d+1)(d+2)/2 α on 3 tasks
-    timing_repeats: int  # P3: median of this many interleaved timings of a per-α merge and a multitask step
-    val_examples: int  # validation subset per task for every choice (0: the whole split)
-    bootstrap: int  # paired bootstrap resamples over test examples
-    cache: str  # zoo cache folder (empty: NBMERGE_CACHE or ~/.cache/nbmerge)
+    tasks: tuple = knob(rules.list_of(rules.task_of_suite, distinct=True, sizes=(2, 3)))
+    device: str = knob(rules.DEVICE)
+    # seeds the IVON runs, the squared-gradient sample, the val subset, bootstrap
+    seed: int = knob(rules.SEED)
+    smoke: bool = knob()
+    families: tuple = knob(rules.list_of(rules.one_of("family", lambda: FAMILIES), distinct=True))
+    # K IVON runs per task (the paper: 10 for ViT, 3 for RoBERTa)
+    components: int = knob(rules.COUNT)
+    # 0: the zoo's expert steps
+    ivon_steps: int = knob(rules.COUNT_OR_ALL)
+    ivon_lr: float = knob(rules.POSITIVE)
+    # λ, shared by the tasks (λ = N kept the tiny encoder at chance)
+    ivon_ess: float = knob(rules.POSITIVE)
+    ivon_hess_init: float = knob(rules.POSITIVE)
+    ivon_beta2: float = knob(rules.number(0.0, 1.0, high_open=True))
+    # δ: prior precision λδ around the base, for IVON and squared gradients
+    prior_weight_decay: float = knob(rules.number(0.0))
+    # per-example gradients for the squared-gradient precision
+    sg_examples: int = knob(rules.COUNT)
+    # "a few EM steps"
+    em_iterations: int = knob(rules.COUNT)
+    # ... stopping once no responsibility moves by more than this
+    em_tolerance: float = knob(rules.number(0.0))
+    # f: responsibility temperature τ = f·G, chosen on validation
+    temperatures: tuple = knob(rules.POSITIVES)
+    # 0: the zoo's expert steps (then a vertex is the zoo's expert)
+    multitask_steps: int = knob(rules.COUNT_OR_ALL)
+    # multitask α₁ ∈ {0, 1/2, 1} on the 2-task subset
+    multitask_divisions_2: int = knob(rules.COUNT)
+    # multitask α on the 3-task simplex grid of step 1/2 ...
+    multitask_divisions_3: int = knob(rules.COUNT)
+    # ... plus (1/3, 1/3, 1/3)
+    multitask_centroid: bool = knob()
+    # fronts evaluated (test, whole split) at α₁ ∈ {0, 1/4, ..., 1} ∪ multitask α
+    front_divisions_2: int = knob(rules.COUNT)
+    # ... and on the 3-task grid of this step ∪ multitask α
+    front_divisions_3: int = knob(rules.COUNT)
+    # P3: a front of d + 1 α merged and timed per family (0: the evaluated front's own merges, timed as they ran)
+    timing_divisions_2: int = knob(rules.COUNT_OR_ALL)
+    # ... and of (d+1)(d+2)/2 α on 3 tasks
+    timing_divisions_3: int = knob(rules.COUNT_OR_ALL)
+    # P3: median of this many interleaved timings of a per-α merge and a multitask step
+    timing_repeats: int = knob(rules.COUNT)
+    # validation subset per task for every choice (0: the whole split)
+    val_examples: int = knob(rules.COUNT_OR_ALL)
+    # paired bootstrap resamples over test examples
+    bootstrap: int = knob(rules.COUNT)
+    # zoo cache folder (empty: NBMERGE_CACHE or ~/.cache/nbmerge)
+    cache: str = knob(rules.CACHE)
 
     def __post_init__(self):
-        check_config(self)
+        rules.check(self)
         for name in ("tasks", "families", "temperatures"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
-        unknown = [f for f in self.families if f not in FAMILIES]
-        if unknown:
-            raise NbmergeError(f"unknown families {unknown}; valid: {', '.join(FAMILIES)}")
-        if len(self.tasks) not in (2, 3) or len(set(self.tasks)) != len(self.tasks):
-            raise NbmergeError(f"tasks must name 2 or 3 distinct tasks, got {list(self.tasks)}")
-        for name in ("components", "timing_repeats", "em_iterations", "multitask_divisions_2", "multitask_divisions_3",
-                     "front_divisions_2", "front_divisions_3", "bootstrap"):
-            if getattr(self, name) < 1:
-                raise NbmergeError(f"parameter {name!r} must be ≥ 1, got {getattr(self, name)}")
-        if not self.temperatures or not all(isinstance(f, (int, float)) and f > 0 for f in self.temperatures):
-            raise NbmergeError(f"temperatures must be positive factors, got {list(self.temperatures)}")
-        if min(self.val_examples, self.timing_divisions_2, self.timing_divisions_3) < 0 or self.em_tolerance < 0:
-            raise NbmergeError("val_examples, timing_divisions_2/3 and em_tolerance must be ≥ 0")
         object.__setattr__(self, "device", resolve_device(self.device))
 
     def ivon(self):
