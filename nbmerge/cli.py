@@ -10,6 +10,7 @@ import sys
 import time
 import warnings
 
+from . import walk_options
 from .errors import NbmergeError
 from .params import parse_pairs
 
@@ -103,9 +104,7 @@ def _recipe_from_args(args):
                                         ("--out", args.out)) if not value]
     if missing:
         raise NbmergeError(f"merge needs {', '.join(missing)} (or a recipe: --config recipe.yaml)")
-    walk = {"matrix_rule": args.matrix_rule, "qkv": args.qkv, "fallback": args.fallback,
-            "exclude": list(args.exclude), "matrix_exclude": list(args.matrix_exclude), "device": args.device,
-            "module_kinds": _module_kinds(args.module_kind), "compute_dtype": args.compute_dtype}
+    walk = walk_options.from_arguments(args, _module_kinds)
     params = parse_pairs(args.param, "--param")
     return Recipe(args.method, args.base, list(args.experts), [1.0] * len(args.experts), params,
                   args.grams, args.fishers, walk, None, args.seed, args.out, args.max_shard_size)
@@ -489,24 +488,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="method parameter")
     p.add_argument("--grams", nargs="+", help="per-expert input Grams (XᵀX per linear weight key)")
     p.add_argument("--fishers", nargs="+", help="per-expert diagonal Fisher files (same keys as the model)")
-    p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N]")
     p.add_argument("--seed", type=_seed, default=None, help="seed of every random step (DARE's drop masks)")
-    p.add_argument("--matrix-rule", choices=["ndim2", "linear_only"], default=None,
-                   help="which tensors take the matrix path (default: the method's reference rule)")
-    p.add_argument("--qkv", choices=["as_is", "split", "fused"], default="as_is",
-                   help="attention projections: as stored, a fused in_proj split into q/k/v, or q/k/v stacked")
-    p.add_argument("--fallback", choices=["mean", "sum", "base"], default=None,
-                   help="non-matrix tensors (default: the method's reference fallback)")
-    p.add_argument("--exclude", action="append", default=[], metavar="REGEX",
-                   help="keys kept at the base value and not checked against the experts")
-    p.add_argument("--matrix-exclude", action="append", default=[], metavar="REGEX",
-                   help="2-D keys sent to the fallback instead of the matrix path")
-    p.add_argument("--module-kind", action="append", default=[], metavar="REGEX=KIND",
-                   help="name the attention/MLP linear modules of a layout nbmerge does not know (KIND: attn_in, "
-                        "attn_out, mlp_in, mlp_out); data-free BMM regresses only such modules")
-    p.add_argument("--compute-dtype", choices=["float64"], default=None,
-                   help="compute every tensor in float64 (default: float32, float64 where an input is float64): a "
-                        "reference for float32 round-off, and room for task vectors near float32's largest value")
+    walk_options.add_arguments(p)   # --matrix-rule, --qkv, --fallback, --exclude ... (nbmerge.walk_options)
     p.add_argument("--max-shard-size", default=None,
                    help="e.g. 2G, 500MB, 2GiB (binary units): write shards plus an index above this (DIR/ outputs: "
                         "default 5G)")

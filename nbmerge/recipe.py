@@ -33,11 +33,10 @@ import torch
 from .errors import NbmergeError
 from .methods import get_method
 from .modules import check_module_kinds
+from .walk_options import RECIPE_KEYS, flagged
 
 TOP_KEYS = {"method", "base", "experts", "params", "grams", "fishers", "walk", "dtype", "seed", "out",
             "max_shard_size"}
-WALK_KEYS = {"matrix_rule", "qkv", "fallback", "exclude", "matrix_exclude", "device", "module_kinds",
-             "compute_dtype"}
 EXPERT_KEYS = {"path", "weight"}
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "float64": torch.float64}
 
@@ -129,15 +128,17 @@ def parse_recipe(data: Any, name: str = "recipe", folder: Union[str, os.PathLike
     except NbmergeError as exc:
         raise RecipeError(f"{name}: params: {exc}") from None
     walk = dict(_expect(f"{name}: walk", data.get("walk", {}) or {}, Mapping, "a mapping of walk options"))
-    bad = sorted(set(walk) - WALK_KEYS)
+    bad = sorted(set(walk) - RECIPE_KEYS)
     if bad:
-        raise RecipeError(f"{name}: walk: unknown key {_shown(bad[0])}; valid keys: {', '.join(sorted(WALK_KEYS))}")
-    for key in ("exclude", "matrix_exclude"):
-        if key in walk:
+        raise RecipeError(f"{name}: walk: unknown key {_shown(bad[0])}; valid keys: {', '.join(sorted(RECIPE_KEYS))}")
+    for option in flagged():
+        key = option.name
+        if key == "module_kinds" or walk.get(key) is None:
+            continue
+        if option.metadata["repeat"]:
             walk[key] = [_expect(f"{name}: walk.{key}[{i}]", v, str, "a regular expression")
                          for i, v in enumerate(_expect(f"{name}: walk.{key}", walk[key], list, "a list"))]
-    for key in ("matrix_rule", "qkv", "fallback", "device", "compute_dtype"):
-        if key in walk and walk[key] is not None:
+        else:
             _expect(f"{name}: walk.{key}", walk[key], str, "a string")
     if walk.get("module_kinds") is not None:
         kinds = _expect(f"{name}: walk.module_kinds", walk["module_kinds"], Mapping,

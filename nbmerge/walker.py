@@ -26,64 +26,17 @@ import re
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional
 
 import torch
 
-from .device import resolve_device
 from .errors import CheckpointError, MethodError, NbmergeWarning, NumericalError
 from .io import Source, StateDict, TensorSource, as_source
 from .linalg import LowRank
-from .modules import check_module_kinds
+from .walk_options import FALLBACKS, MATRIX_RULES, QKV_MODES, WalkOptions  # noqa: F401 (re-exported)
 
-MATRIX_RULES = ("ndim2", "linear_only")
-QKV_MODES = ("as_is", "split", "fused")
-FALLBACKS = ("mean", "sum", "base")
 _QKV_SEPARATE = re.compile(r"^(?P<prefix>.*)\.(?P<which>[qkv])_proj\.weight$")
-
-
-@dataclass(frozen=True)
-class WalkOptions:
-    """Structural options of a merge (how the model is walked) and where it computes.
-
-    ``matrix_rule``/``fallback`` of ``None`` mean "the method's reference default".
-    ``exclude``: regexes of keys kept at the base value and not checked against the experts.
-    ``matrix_exclude``: regexes of 2-D keys sent to the fallback instead of the matrix path
-    (the reference TSV/ISO/ACE codes exclude ``text_projection``).
-    ``compute_dtype``: ``None`` computes in float32 (float64 where an input is float64); ``"float64"`` computes every
-    floating tensor in float64, a reference for how much float32 round-off moves a merge (the GPU check uses it).
-    ``low_rank``: Gram-based kernels (BMM, WUDI, ACE) build τᵀτ and τ·G of a LoRA adapter expert from its factors
-    (the same values, r·d_in·(d_in + d_out) operations instead of d_out·d_in²); False forces the dense route.
-    ``module_kinds``: ``{regex: kind}`` naming the attention/MLP linear modules of a layout the built-in names do not
-    know (:mod:`nbmerge.modules`); methods that regress only those modules (data-free BMM) read it.
-    """
-
-    matrix_rule: Optional[str] = None
-    qkv: str = "as_is"
-    fallback: Optional[str] = None
-    exclude: tuple[str, ...] = ()
-    matrix_exclude: tuple[str, ...] = ()
-    module_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    device: str = "cpu"
-    check_finite: bool = True
-    compute_dtype: Optional[str] = None
-    low_rank: bool = True
-    module_kinds: Mapping[str, str] = field(default_factory=dict)
-
-    def __post_init__(self):
-        if self.matrix_rule is not None and self.matrix_rule not in MATRIX_RULES:
-            raise MethodError(f"matrix_rule must be one of {MATRIX_RULES}, got {self.matrix_rule!r}")
-        if self.qkv not in QKV_MODES:
-            raise MethodError(f"qkv must be one of {QKV_MODES}, got {self.qkv!r}")
-        if self.fallback is not None and self.fallback not in FALLBACKS:
-            raise MethodError(f"fallback must be one of {FALLBACKS}, got {self.fallback!r}")
-        if self.compute_dtype not in (None, "float64"):
-            raise MethodError(f"compute_dtype must be None or 'float64', got {self.compute_dtype!r}")
-        object.__setattr__(self, "exclude", tuple(self.exclude))
-        object.__setattr__(self, "matrix_exclude", tuple(self.matrix_exclude))
-        object.__setattr__(self, "module_kinds", check_module_kinds(self.module_kinds))
-        object.__setattr__(self, "device", resolve_device(self.device))
 
 
 def is_linear_weight(key: str, shape: Sequence[int]) -> bool:
