@@ -90,6 +90,7 @@ def coerce(value: Any, default: Any, where: str) -> Any:
     """Parse CLI strings and check types against the default value's type."""
     if default is None:
         return value
+    given = value
     try:
         if isinstance(default, bool):
             if isinstance(value, bool):
@@ -109,6 +110,14 @@ def coerce(value: Any, default: Any, where: str) -> Any:
                 if not math.isfinite(number):
                     raise MethodError(f"{where}: expected a finite number, got {value!r}")
                 return number
+        elif isinstance(default, tuple):   # a list of numbers: [0.3, 0.7] (Python, YAML) or "0.3,0.7" (CLI)
+            if isinstance(value, str):
+                value = [v for v in value.split(",") if v.strip()] if value.strip() else []
+            if isinstance(value, (list, tuple)) and not any(isinstance(v, bool) for v in value):
+                numbers = tuple(float(v) for v in value)
+                if not all(math.isfinite(v) for v in numbers):
+                    raise MethodError(f"{where}: expected finite numbers, got {value!r}")
+                return numbers
         elif isinstance(default, str):
             if isinstance(value, str):
                 return value
@@ -116,7 +125,8 @@ def coerce(value: Any, default: Any, where: str) -> Any:
         raise
     except (TypeError, ValueError):
         pass
-    raise MethodError(f"{where}: expected {type(default).__name__}, got {value!r}")
+    kind = "a list of numbers (e.g. 0.3,0.7)" if isinstance(default, tuple) else type(default).__name__
+    raise MethodError(f"{where}: expected {kind}, got {given!r}")
 
 
 def register(name: str, *, paper: str, help: dict[str, str], needs: tuple[str, ...] = (),

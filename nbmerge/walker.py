@@ -213,7 +213,9 @@ class ModelView:
             return torch.float64
         return torch.float32
 
-    def _load(self, source: TensorSource, key: str, dtype: torch.dtype) -> torch.Tensor:
+    def read(self, source: TensorSource, key: str, dtype: torch.dtype) -> torch.Tensor:
+        """One tensor of ``source`` (the base, an expert, a statistic file) in ``dtype`` on the compute device, checked
+        finite (``WalkOptions.check_finite``): how a method reads a whole tensor the walk does not hand it."""
         return self._load_owned(source, key, dtype)[0]
 
     def _load_owned(self, source: TensorSource, key: str, dtype: torch.dtype) -> tuple[torch.Tensor, bool]:
@@ -226,7 +228,7 @@ class ModelView:
         return tensor, tensor is not raw
 
     def base_tensor(self, key: str) -> torch.Tensor:
-        return self._load(self.base, key, self.compute_dtype(key))
+        return self.read(self.base, key, self.compute_dtype(key))
 
     def _delta(self, expert: TensorSource, key: str, base: torch.Tensor) -> torch.Tensor:
         tensor, owned = self._load_owned(expert, key, base.dtype)
@@ -313,7 +315,7 @@ class ModelView:
         if sources is None or key not in sources[0].keys():
             return None
         dtype = self.compute_dtype(key)
-        tensors = [self._load(s, key, dtype) for s in sources]
+        tensors = [self.read(s, key, dtype) for s in sources]
         if name == "grams":
             for source, gram in zip(sources, tensors):
                 _check_gram_once(source, key, gram)

@@ -9,7 +9,8 @@ from nbmerge.methods.iso_cts import iso_cts_matrix
 from nbmerge.methods.regmean import regmean_matrix, shrink_off_diagonal
 from nbmerge.methods.ties import ties_kernel, topk_threshold
 from nbmerge.methods.tsv import tsv_matrix
-from nbmerge.methods.wudi import wudi_closed_form_matrix, wudi_matrix
+from nbmerge.methods.wudi import wudi_matrix
+from nbmerge.methods.wudi_closed_form import wudi_closed_form_matrix
 from nbmerge.walker import WalkOptions
 
 ATOL = 1e-10

@@ -32,12 +32,12 @@ def test_mog_em_is_registered_with_its_meanings():
     assert {"alphas", "components", "iterations", "tol", "temperature", "scale"} == set(method.params)
 
 
-@pytest.mark.parametrize("alphas", ["", "0.3,0.7"])
+@pytest.mark.parametrize("alphas", ["", "0.3,0.7", [0.3, 0.7], (), [0.3, "0.7"]])
 def test_equals_the_batched_solver_for_one_alpha(alphas):
     base, experts, precisions = _pool()
     merged = nbmerge.merge("mog_em", base, experts, {"alphas": alphas, "components": 2}, fishers=precisions)
     keys = list(base)
-    row = [0.5, 0.5] if not alphas else [0.3, 0.7]
+    row = [0.5, 0.5] if not alphas else [0.3, 0.7]   # a list (Python, YAML) or the CLI's comma-separated text
     means = torch.stack([_flat(e, keys) for e in experts]).reshape(2, 2, -1)
     precs = torch.stack([_flat(p, keys) for p in precisions]).reshape(2, 2, -1)
     expected = pareto.mog_merge(_flat(base, keys), means, precs, [row])[0]
@@ -71,7 +71,7 @@ def test_keys_without_precisions_get_the_alpha_weighted_task_vector():
 @pytest.mark.parametrize("params, match", [
     ({"alphas": "0.5,0.6"}, "simplex"),
     ({"alphas": "1"}, "task weights per row"),
-    ({"alphas": "a,b"}, "comma-separated"),
+    ({"alphas": "a,b"}, "list of numbers"), ({"alphas": [0.5, True]}, "list of numbers"),
     ({"components": 3}, "whole number of tasks"),
     ({"temperature": 0.0}, "temperature"),
 ])

@@ -15,6 +15,8 @@ draws whole fronts over many α with the batched solver; this method is one poin
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 
 from ..errors import MethodError, NumericalError
@@ -23,15 +25,12 @@ from ..solvers.pareto import check_alphas, mog_merge
 from ..walker import ModelView, WalkOptions, all_finite
 
 
-def parse_alphas(alphas: str, tasks: int) -> torch.Tensor:
-    """``"0.3,0.7"`` → a float64 [T] row on the simplex; ``""`` → uniform."""
-    if not alphas.strip():
+def alpha_row(alphas: Sequence[float], tasks: int) -> torch.Tensor:
+    """Task weights α (a list, coerced by the registry from ``0.3,0.7`` on the CLI) → a float64 [T] row on the
+    simplex; empty → uniform."""
+    if not alphas:
         return torch.full((tasks,), 1.0 / tasks, dtype=torch.float64)
-    try:
-        values = [float(v) for v in alphas.split(",")]
-    except ValueError:
-        raise MethodError(f"mog_em: alphas must be comma-separated numbers, e.g. 0.3,0.7; got {alphas!r}") from None
-    return check_alphas(values, tasks)[0]
+    return check_alphas(list(alphas), tasks)[0]
 
 
 def _tasks(experts: int, components: int) -> int:
@@ -42,24 +41,24 @@ def _tasks(experts: int, components: int) -> int:
 
 
 @register("mog_em", paper="https://arxiv.org/abs/2412.08147", needs=("fishers",),
-          help={"alphas": "task weights α, comma-separated, on the simplex (empty: uniform 1/T)",
+          help={"alphas": "task weights α on the simplex, a list (CLI: comma-separated; empty: uniform 1/T)",
                 "components": "K, the expert runs per task (experts task-major; T = experts / K)",
                 "iterations": "EM steps at most",
                 "tol": "stop once no entry moves by more than tol·(1 + max|θ₀|) in an EM step",
                 "temperature": "τ dividing every log-density (1: the plain mixture; large: uniform responsibilities)",
                 "scale": "global coefficient on the merged task vector (1: the EM minimiser)"})
-def mog_em(base, experts, *, fishers, alphas: str = "", components: int = 1, iterations: int = 20,
+def mog_em(base, experts, *, fishers, alphas: tuple = (), components: int = 1, iterations: int = 20,
            tol: float = 1e-7, temperature: float = 1.0, scale: float = 1.0, walk=None, stream=False):
     """Mixture-of-Gaussians merge by EM of K posterior components per task, for one task weighting α."""
     view = ModelView(base, experts, walk or WalkOptions(), {"fishers": fishers})
     tasks = _tasks(view.T, components)
-    alpha = parse_alphas(alphas, tasks)
+    alpha = alpha_row(alphas, tasks)
     floats = [k for k in view.keys if view.is_float(k)]
     covered = [k for k in floats if k in set(view.stats["fishers"][0].keys())]
     if not covered:
         raise MethodError("mog_em: the precision (fishers) files cover none of the model's floating-point keys")
     base_flat = torch.cat([view.base_tensor(k).double().reshape(-1) for k in covered])
-    means = torch.cat([torch.stack([view._load(e, k, torch.float64).reshape(-1) for e in view.experts])
+    means = torch.cat([torch.stack([view.read(e, k, torch.float64).reshape(-1) for e in view.experts])
                        for k in covered], 1)
     precisions = torch.cat([torch.stack([s.double().reshape(-1) for s in view.stat("fishers", k)])
                             for k in covered], 1)

@@ -7,7 +7,7 @@ from typing import Optional
 import torch
 
 from ..errors import MethodError
-from ..linalg import LowRank, gram_of, pinv_psd, times_of
+from ..linalg import LowRank, gram_of, times_of
 from ..registry import register
 from ..walker import Rule, sum_kernel, walk_merge
 
@@ -55,34 +55,11 @@ def wudi_matrix(deltas: list[torch.Tensor], *, iters: int = 300, lr: float = 1e-
     return merged
 
 
-def wudi_closed_form_matrix(deltas: list[torch.Tensor], *, ridge: float = 0.0, key: str = "",
-                            factors: Optional[list[Optional[LowRank]]] = None) -> torch.Tensor:
-    """Exact minimiser of the WUDI objective: τ_M A = B (a RegMean solve with Grams τ_tᵀτ_t/‖τ_t‖²).
-
-    When A is singular (T·d_out < d_in, e.g. an MLP-out layer with few tasks) the minimisers form an affine
-    set; this returns the one closest to WUDI's initialisation S = Σ_t τ_t: S + (B − S A) A⁺, which is where
-    plain gradient descent from S converges. With A invertible it is B A⁻¹.
-    """
-    # Build A and B and solve in float64: A's spectrum spans many orders of magnitude, and where A is singular the
-    # pseudo-inverse must see its null space as zeros. A float32 A has round-off eigenvalues there (~1e-7 of the
-    # largest, far above pinv's cutoff), which it would invert: the GPU check and the LoRA benchmark found results
-    # off by O(1) that way.
-    deltas64 = [d.double() for d in deltas]
-    factors64 = None if factors is None else [None if f is None else f.double() for f in factors]
-    a, b = wudi_normal_equations(deltas64, factors64)
-    if ridge:
-        a = a + ridge * a.diagonal().mean() * torch.eye(a.shape[0], dtype=a.dtype, device=a.device)
-    start = sum_kernel(deltas64)
-    correction = (b - start @ a) @ pinv_psd(a)
-    return (start + correction).to(deltas[0].dtype)
-
-
 # Official WUDI (nathanielyvo/WUDI-Merging) merges only the attention and MLP linear weights and leaves every
 # other tensor at θ₀: the defaults matrix_rule="linear_only", fallback="base". FusionBench instead merges every
 # 2-D tensor, averages the rest and runs 400 iterations: walk=WalkOptions(matrix_rule="ndim2", fallback="mean"),
 # iters=400 (its function default is 300).
 RULE = Rule(matrix=wudi_matrix, fallback="base", matrix_rule="linear_only")
-CLOSED_FORM_RULE = Rule(matrix=wudi_closed_form_matrix, fallback="base", matrix_rule="linear_only")
 
 
 @register("wudi", paper="https://arxiv.org/abs/2503.08099",
@@ -92,13 +69,4 @@ CLOSED_FORM_RULE = Rule(matrix=wudi_closed_form_matrix, fallback="base", matrix_
 def wudi(base, experts, *, iters: int = 300, lr: float = 1e-5, scale: float = 1.0, walk=None, stream=False):
     """WUDI-Merging: data-free least squares with task-vector Grams, by the reference's Adam protocol."""
     return walk_merge(base, experts, RULE, params={"iters": iters, "lr": lr}, scale=scale, walk=walk,
-                      stream=stream)
-
-
-@register("wudi_closed_form", paper="https://arxiv.org/abs/2503.08099",
-          help={"ridge": "relative ridge added to A (times its mean diagonal) if A is singular",
-                "scale": "global coefficient α"})
-def wudi_closed_form(base, experts, *, ridge: float = 0.0, scale: float = 1.0, walk=None, stream=False):
-    """Diagnostic, not WUDI: the exact minimiser of WUDI's objective, which the reference optimiser never reaches."""
-    return walk_merge(base, experts, CLOSED_FORM_RULE, params={"ridge": ridge}, scale=scale, walk=walk,
                       stream=stream)
