@@ -103,3 +103,12 @@ def test_rule_builders():
         from nbmerge.params import build_config
 
         build_config(validate.notebook_configs()["30_pareto"], {"suite": "text8"})
+
+
+def test_a_pool_the_run_imports_is_valid_before_it_is_imported(tmp_path):
+    """The notebook imports a pool from its checkpoints before it builds its config, so the check before the run
+    accepts a pool that is not imported yet when the run gives checkpoints and data_root (and refuses it without)."""
+    params = {**notebook_parameters(NOTEBOOKS / "00_tour.ipynb"), "suite": "clip-vit-b32-8",
+              "cache": str(tmp_path / "cache"), "checkpoints": str(tmp_path), "data_root": str(tmp_path)}
+    assert validate.problems("00_tour", params) == {}
+    assert "not imported" in validate.problems("00_tour", {**params, "checkpoints": ""})["suite"]

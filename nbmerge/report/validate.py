@@ -2,8 +2,8 @@
 
 ``resolve_parameters`` already checks that a layer only sets parameters a notebook declares, with the declared type.
 This step checks the *values* (a suite that exists, registered merge methods, counts and budgets in range, a usable
-device ...), by building each notebook's config from its parameters (its defaults under every layer) the way the
-notebook itself will: the rules are those written on the config's fields (``nbmerge.experiments.rules``), so they
+device ...), by each notebook's config: its parameters (its defaults under every layer) are checked by the rules
+written on the config's fields (``nbmerge.experiments.rules``), so they
 live in one place and a wrong value fails here, in one line, rather than inside the notebook after minutes of work
 (``-p methods '[ties, nosuch]'`` at cell 13).
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..errors import NbmergeError, ParameterError
+from ..errors import ParameterError
 from ..experiments import rules
 
 
@@ -48,16 +48,11 @@ def shared_rules() -> dict[str, rules.Check]:
 
 def problems(notebook: str, params: dict[str, Any]) -> dict[str, str]:
     """Parameter → problem, for the merged parameters ``params`` of ``notebook``."""
-    from ..params import build_config
-
     config = notebook_configs().get(notebook)
     if config is not None:
+        # the config's own check, with the notebook's other parameters in view (a pool is valid when the run gives
+        # the checkpoints to import it from: the notebook imports it before it builds its config)
         found = rules.problems(config, params)
-        if not found:
-            try:   # what the rules cannot see (the config's own normalisation) fails here too, not in the kernel
-                build_config(config, params)
-            except NbmergeError as err:
-                found["(config)"] = str(err)
     else:
         by_name = shared_rules()
         found = {}
@@ -81,9 +76,8 @@ def check_values(merged: dict[str, dict[str, Any]], origins: Optional[dict[str, 
     for notebook, params in merged.items():
         for key, problem in problems(notebook, params).items():
             where = (origins or {}).get(notebook, {}).get(key, "the notebook's parameters cell")
-            value = f"parameter {key!r} = {params[key]!r}" if key in params else "the parameters"
-            grouped.setdefault((value, f"{problem} (set by {where})"), []).append(notebook)
+            grouped.setdefault((key, f"{params[key]!r}", f"{problem} (set by {where})"), []).append(notebook)
     if grouped:
-        parts = [f"{value} in notebook{'s' if len(names) > 1 else ''} {', '.join(names)}: {problem}"
-                 for (value, problem), names in grouped.items()]
+        parts = [f"parameter {key!r} = {value} in notebook{'s' if len(names) > 1 else ''} {', '.join(names)}: "
+                 f"{problem}" for (key, value, problem), names in grouped.items()]
         raise ParameterError("; ".join(parts))

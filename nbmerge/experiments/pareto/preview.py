@@ -44,7 +44,8 @@ def tour_preview(zoo, *, tasks: Optional[Sequence[str]] = None, divisions: int =
     if len(tasks) != 2:
         raise NbmergeError(f"tour_preview shows a 2-task front; got tasks {tasks}")
     config = ParetoConfig(suite=zoo.manifest["suite"], tasks=tuple(tasks), device=device, seed=seed,
-                          families=NESTED, components=components, ivon_steps=ivon_steps, **PREVIEW)
+                          families=NESTED, components=components, ivon_steps=ivon_steps,
+                          **{**PREVIEW, "cache": str(zoo.root.parent.parent)})   # the zoo's own cache
     surrogates = prepare(zoo, config, log=log)
     ivon = surrogates["ivon"]
     alphas = pareto.simplex_grid(2, divisions)
