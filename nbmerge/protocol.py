@@ -313,7 +313,7 @@ def trial_cache(zoo, device: str = "cpu", cache: str = "", val_examples: int = 0
                 log: Callable = lambda *_: None) -> TrialCache:
     """The trial cache of ``zoo`` under the nbmerge cache, with its evaluator's ``val`` split cut to a seeded
     subset of ``val_examples`` per task (0: the whole split). Test is always the whole split."""
-    from .pools.zoo import cache_root
+    from .pools.store import cache_root
 
     # a view of the zoo's one evaluator: trial caches at different seeds each keep their own validation subset
     evaluator = zoo.evaluator(device).with_val_subset(val_examples, seed)

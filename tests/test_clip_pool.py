@@ -26,7 +26,8 @@ from nbmerge.pools.fake import (
     write_open_clip_pool,
 )
 from nbmerge.pools.train import Recipe
-from nbmerge.pools.zoo import Store, Zoo, collect_grams, load_zoo
+from nbmerge.pools.store import Store
+from nbmerge.pools.zoo import Zoo, collect_grams, load_zoo
 from nbmerge.tasks.clip import load_task_manifest, write_fake_dataset
 
 TASKS = ["MNIST", "EuroSAT", "SVHN"]  # IDX, ImageFolder (with its own val split), SVHN .mat: three data layouts

@@ -23,6 +23,7 @@ from nbmerge.cli import main
 from nbmerge.errors import CacheError, NbmergeError, ParameterError
 from nbmerge.io import load_state_dict, save_state_dict
 from nbmerge.merging import merge
+from nbmerge.pools.store import link_file
 from nbmerge.pools.zoo import build_zoo, info, load_zoo, suite_dir
 from nbmerge.report import pipeline
 from nbmerge.tune.search import Space, read_log, search
@@ -723,15 +724,15 @@ def test_link_and_builds_leave_no_temporaries(cache, tmp_path, monkeypatch):
     now no temporary survives `_link`, a successful build, or a failed one (and stale ones are removed)."""
     source, target = tmp_path / "source.bin", tmp_path / "suite" / "x.safetensors"
     source.write_bytes(b"weights")
-    build.link_file(source, target)
-    build.link_file(source, target)  # the same file already: rename() of one link onto another is a no-op
+    link_file(source, target)
+    link_file(source, target)  # the same file already: rename() of one link onto another is a no-op
     assert os.path.samefile(source, target) and sorted(os.listdir(target.parent)) == ["x.safetensors"]
 
     root = suite_dir("micro", cache)
     store = _store(cache)
     zoo = load_zoo("micro", cache)
     for rel in zoo.manifest["checksums"]:
-        build.link_file(store / rel, root / rel)  # the suite folder as a build leaves it: hard links into the store
+        link_file(store / rel, root / rel)  # the suite folder as a build leaves it: hard links into the store
     (root / "experts" / ".digits.safetensors.link.tmp").write_bytes(b"left by an older version")
     (root / "manifest.json").unlink()
     build_zoo("micro", cache=cache, quiet=True, log=lambda *_: None)

@@ -12,7 +12,7 @@ def cached(zoo, config, name: str, compute, log=print, **key):
     nothing; an entry that fails its checksum or was written by other code is recomputed (and said so), never
     used."""
     from ..codehash import code_fingerprint
-    from ..pools.zoo import cache_root
+    from ..pools.store import cache_root
     from ..tune.study import stored
 
     root = cache_root(config.cache or None) / "analyses" / f"{zoo.root.name}-{protocol.zoo_fingerprint(zoo)}"

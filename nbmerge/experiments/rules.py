@@ -160,13 +160,13 @@ def _embedded_suites() -> dict[str, tuple[str, ...]]:
 
 
 def _cache(params: Mapping[str, Any]) -> Path:
-    from ..pools.zoo import cache_root
+    from ..pools.store import cache_root
 
     return cache_root(params.get("cache") or None)
 
 
 def _imported_pools(params: Mapping[str, Any]) -> list[str]:
-    from ..pools.zoo import is_pool
+    from ..pools.store import is_pool
 
     pools = _cache(params) / "pools"
     return sorted(p.parent.name for p in pools.glob("*/manifest.json") if is_pool(p.parent.name)) \
@@ -196,7 +196,7 @@ def _pool_problem(suite: str, params: Mapping[str, Any]) -> Optional[str]:
 
 def suite_name(value, params: Mapping[str, Any]) -> Optional[str]:
     """An embedded suite, or a pool imported in the notebook's cache (or importable from its checkpoints)."""
-    from ..pools.zoo import is_pool
+    from ..pools.store import is_pool
 
     if not isinstance(value, str):
         return f"must be a suite name, got {value!r}"
@@ -215,7 +215,8 @@ def _suite_tasks(suite: Any, params: Mapping[str, Any]) -> Optional[list[str]]:
     """The tasks of ``suite`` when they are known before it is opened (an embedded suite, an imported pool)."""
     import json
 
-    from ..pools.zoo import is_pool, suite_dir
+    from ..pools.store import is_pool
+    from ..pools.zoo import suite_dir
 
     if not isinstance(suite, str):
         return None

@@ -46,8 +46,8 @@ from ..models.clip_checkpoints import image_encoder_state, load_head_file, load_
 from ..tasks.clip import load_suite_manifest, load_task_manifest, open_task
 from ..tasks.clip_heads import DEFAULT_LOGIT_SCALE, build_zeroshot_head
 from .train import Recipe
-from .zoo import (Built, Store, build_environment, cache_root, link_file, measure_zoo, recipe_hash, seed_of_task,
-                  store_root)
+from .store import Built, Store, cache_root, link_file, store_root
+from .zoo import build_environment, measure_zoo, recipe_hash, seed_of_task
 
 PathLike = Union[str, os.PathLike]
 FORMATS = ("open_clip", "hf")

@@ -35,7 +35,8 @@ from ..models.base import ClassifierHead, IdentityHead
 from ..models.lm import LMArchitecture, backbone_prefix, conv1d_weights, head_layers
 from ..tasks import glue
 from .clip import imported_from, pool_recipe
-from .zoo import Built, Store, build_environment, link_file, measure_zoo, cache_root, recipe_hash
+from .store import Built, Store, cache_root, link_file
+from .zoo import build_environment, measure_zoo, recipe_hash
 
 KINDS = {"glue": "classification", "lm": "causal"}
 #: task arithmetic's λ grid on validation (the papers' range for language models; each point is a validation pass)

@@ -130,7 +130,7 @@ def zoo_recipe(zoo) -> Recipe:
 
 
 def _store(zoo):
-    from .zoo import Store
+    from .store import Store
 
     # heal=False: a corrupt journal is an error naming it (discarding it here would drop the zoo's own entries)
     return Store(zoo.store_root, log=lambda *_: None, heal=False)

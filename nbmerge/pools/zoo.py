@@ -1,4 +1,4 @@
-"""Building, caching and loading the embedded model zoo.
+"""Building and loading the embedded model zoo (its store on disk: ``nbmerge.pools.store``).
 
 Layout under the cache (``$NBMERGE_CACHE`` or ``~/.cache/nbmerge``)::
 
@@ -40,7 +40,6 @@ import hashlib
 import json
 import os
 import platform
-import shutil
 import time
 from contextlib import contextmanager
 from dataclasses import replace
@@ -51,14 +50,7 @@ import numpy as np
 import torch
 
 from ..errors import CacheError, CheckpointError, NbmergeError, did_you_mean
-from ..io import (
-    atomic_write_bytes,
-    atomic_write_text,
-    jsonable,
-    load_state_dict,
-    save_state_dict,
-    sha256_file,
-)
+from ..io import atomic_write_text, load_state_dict, sha256_file
 from ..metrics import normalized_mean
 from ..models import arch_from_dict
 from ..models.base import Head, encoder_state_dict, load_head
@@ -66,6 +58,8 @@ from ..models.minilm import TextArchitecture
 from ..models.vit import Architecture
 from ..progress import progress_bar
 from ..provenance import git_sha
+from .store import (Store, cache_root, is_pool, json_problem, link_file, read_manifest, remedy_for,
+                    remove_link_temporaries, store_root)
 from .train import Recipe, finetune, fit_head, pretrain, zero_shot_head
 
 TINY_RECIPE = Recipe()
@@ -100,10 +94,6 @@ def recipe_for(suite: str) -> Recipe:
     return MICRO_RECIPE if suite == "micro" else TINY_RECIPE
 
 
-def cache_root(cache: Optional[str | os.PathLike] = None) -> Path:
-    return Path(cache or os.environ.get("NBMERGE_CACHE") or Path.home() / ".cache" / "nbmerge")
-
-
 def recipe_hash(recipe: Recipe) -> str:
     from ..codehash import digest
 
@@ -116,161 +106,11 @@ def store_hash(recipe: Recipe) -> str:
     return recipe_hash(replace(recipe, ta_grid=()))
 
 
-class Store:
-    """Artifacts with a checksum journal: ``has`` is true only for complete, unaltered files.
-
-    ``heal``: a corrupt journal is discarded (logged, naming it; ``discarded`` then says why) so that a build can
-    re-verify what it can (``_recover_journal``) and rebuild the rest. Without it (every reader: a discarded
-    journal would make each artifact look unfinished, and a later write would drop the others' entries) opening the
-    store raises a ``CacheError`` naming the journal and ``remedy``.
-    """
-
-    def __init__(self, root: Path, log=print, heal: bool = True, remedy: str = "run `nbmerge zoo build` to heal it"):
-        self.root = Path(root)
-        if heal:
-            self.root.mkdir(parents=True, exist_ok=True)
-        self.journal_path = self.root / "journal.json"
-        self.log = log
-        self.discarded: Optional[str] = None
-        self.written: list[str] = []  # what this object recorded (a build session's "built")
-        try:
-            self.journal = _read_journal(self.journal_path)
-        except CacheError as exc:
-            if not heal:
-                raise CacheError(f"{exc}: {remedy}") from exc
-            self.log(f"{exc}: discarding it (the artifacts that a suite manifest vouches for are kept, the rest "
-                     "rebuilt)")
-            self.discarded = str(exc)
-            self.journal = {}
-
-    def path(self, rel: str) -> Path:
-        return self.root / rel
-
-    def has(self, rel: str) -> bool:
-        path = self.path(rel)
-        if rel not in self.journal:
-            return False
-        if not path.exists() or sha256_file(path) != self.journal[rel]:
-            self.log(f"cache file {path} is missing, truncated or altered (checksum mismatch): rebuilding it")
-            del self.journal[rel]
-            return False
-        return True
-
-    def verify(self, rel: str) -> Path:
-        """The path of a finished artifact, or a clear error if it is absent or corrupt."""
-        path = self.path(rel)
-        if rel not in self.journal or not path.exists():
-            raise CheckpointError(f"{path} is missing: run `nbmerge zoo build` to (re)build it")
-        if sha256_file(path) != self.journal[rel]:
-            raise CheckpointError(f"{path} is truncated or altered (sha256 differs from the build journal): "
-                                  "run `nbmerge zoo build` to rebuild it")
-        return path
-
-    def _record(self, rel: str) -> None:
-        self.journal[rel] = sha256_file(self.path(rel))
-        self.written.append(rel)
-        self.save()
-
-    def save(self) -> None:
-        atomic_write_text(self.journal_path, json.dumps(self.journal, indent=1, sort_keys=True))
-
-    def put_tensors(self, rel: str, tensors: dict[str, torch.Tensor]) -> None:
-        save_state_dict(tensors, self.path(rel))
-        self._record(rel)
-
-    def put_arrays(self, rel: str, arrays: dict[str, np.ndarray]) -> None:
-        import io
-
-        buffer = io.BytesIO()
-        np.savez(buffer, **arrays)
-        atomic_write_bytes(self.path(rel), buffer.getvalue())
-        self._record(rel)
-
-    def load_arrays(self, rel: str) -> dict[str, np.ndarray]:
-        with np.load(self.verify(rel), allow_pickle=False) as data:
-            return {k: data[k] for k in data.files}
-
-
-class Built:
-    """Which inputs each artifact of an imported pool was built from, kept in a JSON ``document`` at ``path`` (under
-    ``section``): a step whose inputs are unchanged and whose file verifies is skipped, so an interrupted import
-    resumes where it stopped and a changed source rebuilds only what it affects."""
-
-    def __init__(self, store: Store, path: Path, document: Optional[dict] = None, section: str = "artifacts"):
-        self.store, self.path = store, path
-        if document is None:
-            document = json.loads(path.read_text()) if path.is_file() else {}
-        self.document = document
-        self.keys = document.setdefault(section, {})
-
-    def fresh(self, rel: str, key: dict) -> bool:
-        return self.store.has(rel) and self.keys.get(rel) == jsonable(key)
-
-    def record(self, rel: str, key: dict) -> None:
-        self.keys[rel] = jsonable(key)
-        atomic_write_text(self.path, json.dumps(self.document, indent=1, sort_keys=True))
-
-
-def _json_problem(exc: BaseException) -> str:
-    """Why a JSON file could not be read, in a few words."""
-    if isinstance(exc, json.JSONDecodeError):
-        return f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-    if isinstance(exc, UnicodeDecodeError):
-        return "not UTF-8 text"
-    if isinstance(exc, OSError):
-        return f"unreadable: {exc.strerror or exc}"
-    return " ".join(str(exc).split())
-
-
-def _read_journal(path: Path) -> dict[str, str]:
-    """A store's journal ({} when there is none yet), or a CacheError naming it."""
-    if not path.exists():
-        return {}
-    try:
-        journal = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise CacheError(f"the build journal {path} is corrupt ({_json_problem(exc)})") from exc
-    if not isinstance(journal, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) and len(v) == 64 for k, v in journal.items()):
-        raise CacheError(f"the build journal {path} is corrupt (not a map of artifact to sha256)")
-    return journal
-
-
-def _remedy(suite: str) -> str:
+def suite_dir(suite: str, cache=None) -> Path:
+    """A suite's folder: an imported pool's under ``pools/``, an embedded zoo's named by its recipe's hash."""
     if is_pool(suite):
-        return f"run `nbmerge pool import {suite} --checkpoints PATH --data-root PATH` to re-import it"
-    return f"run `nbmerge zoo build {suite}` to rebuild it"
-
-
-MANIFEST_KEYS = {"tasks": list, "recipe": dict, "store": str, "checksums": dict}  # what opening a suite needs
-
-
-def read_manifest(path: Path, remedy: str) -> dict:
-    """A suite's manifest, or a one-line CacheError naming it (corrupt, not JSON, or lacking what opening needs)."""
-    try:
-        manifest = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise CacheError(f"{path} is corrupt ({_json_problem(exc)}): {remedy}") from exc
-    if not isinstance(manifest, dict):
-        raise CacheError(f"{path} is corrupt (not a JSON object): {remedy}")
-    wrong = [k for k, kind in MANIFEST_KEYS.items() if not isinstance(manifest.get(k), kind)]
-    if wrong:
-        raise CacheError(f"{path} is corrupt (missing or malformed {', '.join(wrong)}): {remedy}")
-    return manifest
-
-
-def store_root(root: Path, manifest: dict) -> Path:
-    """The store a suite's manifest records: relative to the suite folder ``root`` (so that a moved cache works),
-    or, in a manifest of an older build, absolute; an absolute path is looked up first by its name beside the
-    suite folder (a zoo's ``store-<hash>``) or inside it (an imported pool's ``store``), where a moved cache has
-    it, and used as recorded only when neither exists."""
-    recorded = Path(manifest["store"])
-    if not recorded.is_absolute():
-        return Path(os.path.normpath(root / recorded))
-    for candidate in (root.parent / recorded.name, root / recorded.name):
-        if (candidate / "journal.json").is_file():
-            return candidate
-    return recorded
+        return cache_root(cache) / "pools" / suite
+    return cache_root(cache) / "zoo" / f"{suite}-{recipe_hash(recipe_for(suite))}"
 
 
 def _task_arrays(store: Store, task: str, recipe: Recipe) -> dict[str, np.ndarray]:
@@ -333,51 +173,6 @@ def encoder_from_state(state: dict[str, torch.Tensor], arch: Architecture) -> to
 
 
 #: the names of pools imported from real checkpoints: CLIP ViTs, GLUE sequence classifiers, causal LMs
-POOL_PREFIXES = ("clip-", "glue-", "lm-")
-
-
-def is_pool(suite: str) -> bool:
-    """``clip-<model>-<n>``, ``glue-<model>-<n>``, ``lm-<model>-<n>``: a pool imported from real checkpoints
-    (``nbmerge pool import``), not built here."""
-    return suite.startswith(POOL_PREFIXES)
-
-
-def suite_dir(suite: str, cache=None) -> Path:
-    if is_pool(suite):
-        return cache_root(cache) / "pools" / suite
-    return cache_root(cache) / "zoo" / f"{suite}-{recipe_hash(recipe_for(suite))}"
-
-
-LINK_TMP = ".{name}.link.tmp"
-
-
-def link_file(source: Path, target: Path) -> None:
-    """Make ``target`` the file ``source`` (a hard link, or a copy across file systems), atomically. A target that
-    already is that file is left alone (renaming one link of a file onto another is a no-op that would leave the
-    temporary behind), and the temporary never outlives the call."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists() and os.path.samefile(source, target):
-        return
-    tmp = target.with_name(LINK_TMP.format(name=target.name))
-    try:
-        tmp.unlink(missing_ok=True)
-        try:
-            os.link(source, tmp)
-        except OSError:
-            shutil.copy2(source, tmp)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def _remove_link_temporaries(folder: Path) -> None:
-    """Remove the link temporaries an interrupted build (or an older version of ``link_file``) left in a suite
-    folder."""
-    if folder.is_dir():
-        for stale in folder.rglob(LINK_TMP.format(name="*")):
-            stale.unlink(missing_ok=True)
-
-
 STAGES = ("data_s", "pretrain_s", "experts_s", "evaluation_s")
 SESSIONS_FILE = "build-sessions.json"
 
@@ -407,7 +202,7 @@ class _Sessions:
                 return rows
             problem = "not a list of sessions"
         except (OSError, ValueError) as exc:
-            problem = _json_problem(exc)
+            problem = json_problem(exc)
         self.log(f"{self.path} is corrupt ({problem}): the timings of earlier sessions are lost, starting anew")
         return []
 
@@ -519,7 +314,7 @@ def _build_locked(suite: str, SUITES, cache, quiet: bool, log) -> Path:  # noqa:
             log(f"could not record the session in {sessions.path}: {error}")
         raise
     finally:
-        _remove_link_temporaries(out)
+        remove_link_temporaries(out)
     return out
 
 
@@ -689,7 +484,7 @@ def load_zoo(suite: str, cache=None) -> Zoo:
             raise NbmergeError(f"unknown suite {suite!r}: the embedded suites are {', '.join(suites())}, and "
                                "imported pools are named clip-<model>-<n>, glue-<model>-<n> or lm-<model>-<n>")
         raise NbmergeError(f"suite {suite!r} is not built (no {manifest_path}): run `nbmerge zoo build {suite}`")
-    remedy = _remedy(suite)
+    remedy = remedy_for(suite)
     manifest = read_manifest(manifest_path, remedy)
     for rel, digest in manifest["checksums"].items():
         path = root / rel
@@ -705,7 +500,7 @@ def load_zoo(suite: str, cache=None) -> Zoo:
     except NbmergeError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise CacheError(f"{manifest_path} is corrupt (its recipe cannot be read: {_json_problem(exc)}): "
+        raise CacheError(f"{manifest_path} is corrupt (its recipe cannot be read: {json_problem(exc)}): "
                          f"{remedy}") from exc
 
 
@@ -860,7 +655,7 @@ def info(suite: str, cache=None) -> dict:
         try:
             m = {**m, "targets": json.loads(targets_path.read_text())}
         except (OSError, ValueError) as exc:
-            raise CacheError(f"{targets_path} is corrupt ({_json_problem(exc)}): run `nbmerge zoo targets {suite}` "
+            raise CacheError(f"{targets_path} is corrupt ({json_problem(exc)}): run `nbmerge zoo targets {suite}` "
                              "to measure it again") from exc
     return {
         "suite": suite,
