@@ -25,7 +25,6 @@ from nbmerge.pools.fake import (
     write_hf_pool,
     write_open_clip_pool,
 )
-from nbmerge.pools.train import Recipe
 from nbmerge.pools.store import Store
 from nbmerge.pools.zoo import Zoo, collect_grams, load_zoo
 from nbmerge.tasks.clip import load_task_manifest, write_fake_dataset
@@ -144,7 +143,7 @@ def test_imported_pool_works_as_a_zoo(pools, fmt):
     assert sorted(zoo.manifest) == sorted(BUILD_ZOO_KEYS + ["source"])
     assert zoo.tasks == TASKS and zoo.manifest["source"]["format"] == fmt
     assert set(zoo.manifest["source"]["sha256"]) and zoo.manifest["task_arithmetic"]["grid"] == list(GRID)
-    recipe = Recipe(**{**zoo.manifest["recipe"], "arch": zoo.arch, "ta_grid": tuple(zoo.manifest["recipe"]["ta_grid"])})
+    recipe = zoo.recipe
     assert recipe.head_shots == 0 and recipe.eval_examples == 20
     assert isinstance(zoo.arch, ClipArchitecture) and zoo.arch.heads == 4
     assert load_zoo(root.name, pools.cache).manifest == zoo.manifest  # the lead's pool wiring of load_zoo

@@ -545,7 +545,7 @@ def test_multitask_vertex_is_single_task_fine_tuning(micro):
     path = posteriors.multitask_run(micro, {"digits": 1.0, "hebrew": 0.0}, short)
     expert = finetune(encoder_from_state(load_state_dict(micro.base_path), micro.arch), micro.heads()["digits"],
                       micro.arrays["digits"]["train_x"], micro.arrays["digits"]["train_y"],
-                      posteriors.zoo_recipe(micro), seed_of_task("digits"), steps=3)
+                      micro.recipe, seed_of_task("digits"), steps=3)
     trained, expected = load_state_dict(path), encoder_state_dict(expert, micro.arch.prefix)
     assert all(torch.equal(trained[k], expected[k]) for k in expected)
     mixed = posteriors.multitask_run(micro, {"hebrew": 0.5, "digits": 0.5}, short)

@@ -45,7 +45,7 @@ from ..models.clip import ClipArchitecture
 from ..models.clip_checkpoints import image_encoder_state, load_head_file, load_hf_clip_vision, load_torch_checkpoint
 from ..tasks.clip import load_suite_manifest, load_task_manifest, open_task
 from ..tasks.clip_heads import DEFAULT_LOGIT_SCALE, build_zeroshot_head
-from .train import Recipe
+from .train import ZooRecipe
 from .store import Built, Store, cache_root, link_file, store_root
 from .zoo import build_environment, measure_zoo, recipe_hash, seed_of_task
 
@@ -409,11 +409,11 @@ class _Hashes:
 
 
 def pool_recipe(arch: ClipArchitecture, eval_examples: int, train_size: int, ta_grid: Sequence[float],
-                seed: int = 0) -> Recipe:
-    """A full ``Recipe`` (so ``Recipe(**manifest["recipe"])`` works): nothing is pretrained, heads are zero-shot
+                seed: int = 0) -> ZooRecipe:
+    """A full ``ZooRecipe`` (so ``ZooRecipe(**manifest["recipe"])`` works): nothing is pretrained, heads are zero-shot
     (head_shots 0), and the expert_* fields are what notebooks that train on the pool use (see TRAIN_*)."""
     steps = max(1, round(TRAIN_EPOCHS * train_size / TRAIN_BATCH))
-    return Recipe(arch=arch, seed=seed, pool_per_class=0, pool_classes=0, pretrain_epochs=0, pretrain_batch=0,
+    return ZooRecipe(arch=arch, seed=seed, pool_per_class=0, pool_classes=0, pretrain_epochs=0, pretrain_batch=0,
                   pretrain_lr=0.0, pretrain_weight_decay=0.0, head_shots=0, logit_scale=DEFAULT_LOGIT_SCALE,
                   expert_steps=steps, expert_batch=TRAIN_BATCH, expert_lr=TRAIN_LR,
                   expert_weight_decay=TRAIN_WEIGHT_DECAY, warmup_steps=max(1, steps // 10),

@@ -48,7 +48,7 @@ from ..errors import NbmergeError
 from ..io import SafetensorsSource, load_state_dict, save_state_dict
 from ..models.base import Head, features
 from ..models.vit import Architecture
-from .train import Recipe, shuffled_batches, lr_schedule
+from .train import ZooRecipe, shuffled_batches, lr_schedule
 
 MEAN, PRECISION = "mean.", "data_precision."
 
@@ -67,7 +67,7 @@ class IvonSettings:
     weight_decay: float = 1e-4  # δ: prior precision per unit λ, around θ₀
     mc_samples: int = 1
 
-    def resolve(self, recipe: Recipe) -> "IvonSettings":
+    def resolve(self, recipe: ZooRecipe) -> "IvonSettings":
         _positive(self, ("lr", "ess", "hess_init", "mc_samples"), ("steps", "batch", "weight_decay"))
         if not 0 < self.beta2 < 1:
             raise NbmergeError(f"IVON beta2 must be in (0, 1), got {self.beta2!r}")
@@ -82,7 +82,7 @@ class SquaredGradientSettings:
     ess: float = 1e6
     weight_decay: float = 1e-4
 
-    def resolve(self, recipe: Recipe) -> "SquaredGradientSettings":
+    def resolve(self, recipe: ZooRecipe) -> "SquaredGradientSettings":
         _positive(self, ("examples", "ess", "weight_decay"), ())
         return self
 
@@ -95,7 +95,7 @@ class MultitaskSettings:
     lr: float = 0.0
     batch: int = 0
 
-    def resolve(self, recipe: Recipe) -> "MultitaskSettings":
+    def resolve(self, recipe: ZooRecipe) -> "MultitaskSettings":
         _positive(self, (), ("steps", "lr", "batch"))
         return replace(self, steps=self.steps or recipe.expert_steps, lr=self.lr or recipe.expert_lr,
                        batch=self.batch or recipe.expert_batch)
@@ -112,7 +112,7 @@ def _positive(settings, strictly: Sequence[str], non_negative: Sequence[str]) ->
             raise NbmergeError(f"{type(settings).__name__}.{name} must be ≥ 0, got {value!r}")
 
 
-def _digest(kind: str, settings, recipe: Recipe, extra: Optional[dict] = None) -> str:
+def _digest(kind: str, settings, recipe: ZooRecipe, extra: Optional[dict] = None) -> str:
     """The folder name's hash: the settings, the zoo's seed and the training code (``codehash.training_fingerprint``:
     a change to the training loops or the models trains again instead of reading runs the old code made)."""
     from ..codehash import digest, training_fingerprint
@@ -123,11 +123,6 @@ def _digest(kind: str, settings, recipe: Recipe, extra: Optional[dict] = None) -
 
 
 # ---------------------------------------------------------------------------------------------------- helpers
-
-def zoo_recipe(zoo) -> Recipe:
-    manifest = zoo.manifest["recipe"]
-    return Recipe(**{**manifest, "arch": zoo.arch, "ta_grid": tuple(manifest["ta_grid"])})
-
 
 def _store(zoo):
     from .store import Store
@@ -248,7 +243,7 @@ def ivon_posteriors(zoo, tasks: Sequence[str], components: int, settings: IvonSe
     tasks = _check_tasks(zoo, tasks)
     if not isinstance(components, int) or isinstance(components, bool) or components < 1:
         raise NbmergeError(f"components must be a positive integer, got {components!r}")
-    recipe = zoo_recipe(zoo)
+    recipe = zoo.recipe
     settings = settings.resolve(recipe)
     # the run seed names the folder too (seed 0 adds nothing to it)
     folder = f"pareto/ivon-{_digest('ivon', settings, recipe, {'run_seed': seed} if seed else None)}"
@@ -299,7 +294,7 @@ def squared_gradient_posteriors(zoo, tasks: Sequence[str], settings: SquaredGrad
     from .zoo import encoder_from_state, seed_of_task
 
     tasks = _check_tasks(zoo, tasks)
-    recipe = zoo_recipe(zoo)
+    recipe = zoo.recipe
     settings = settings.resolve(recipe)
     folder = f"pareto/sg-{_digest('sg', settings, recipe, {'sample_seed': seed})}"
     store, heads, out = _store(zoo), zoo.heads(), {}
@@ -370,7 +365,7 @@ def stack_posteriors(files: Sequence[Sequence[Path]], keys: Sequence[str]) -> di
 # -------------------------------------------------------------------------------------------------- multitask
 
 def multitask_finetune(base: torch.nn.Module, heads: Mapping[str, Head], data: Mapping[str, tuple],
-                       weights: Mapping[str, float], recipe: Recipe, settings: MultitaskSettings,
+                       weights: Mapping[str, float], recipe: ZooRecipe, settings: MultitaskSettings,
                        progress: Optional[Callable[[int, int, float], None]] = None) -> torch.nn.Module:
     """AdamW on Σ_t α_t · (mean cross-entropy of a batch of task t), heads frozen. Each task's batches come from
     the stream its zoo expert used (seed [recipe.seed, task, 4]); tasks with α_t = 0 are skipped."""
@@ -412,7 +407,7 @@ def multitask_run(zoo, weights: Mapping[str, float], settings: MultitaskSettings
     tasks = _check_tasks(zoo, list(weights))
     check_alphas([weights[t] for t in tasks], len(tasks))
     weights = {t: round(float(weights[t]), 6) for t in tasks}
-    recipe = zoo_recipe(zoo)
+    recipe = zoo.recipe
     settings = settings.resolve(recipe)
     active = [t for t in tasks if weights[t] > 0]
     zoo_settings = MultitaskSettings().resolve(recipe)

@@ -17,7 +17,7 @@ from ..models.vit import Architecture, build_encoder, to_input
 
 
 @dataclass(frozen=True)
-class Recipe:
+class ZooRecipe:
     """Every knob of a zoo build, defined once. Its hash names the cache folder."""
 
     arch: Architecture = field(default_factory=Architecture)
@@ -64,7 +64,7 @@ def shuffled_batches(n: int, batch: int, steps: int, generator: np.random.Genera
         order = order[batch:]
 
 
-def pretrain(pool_x: np.ndarray, pool_y: np.ndarray, recipe: Recipe,
+def pretrain(pool_x: np.ndarray, pool_y: np.ndarray, recipe: ZooRecipe,
              progress: Optional[Callable[[int, int, float], None]] = None) -> torch.nn.Module:
     """Pretrain the encoder on the pool (classes disjoint from every task)."""
     encoder = build_encoder(recipe.arch, seed=recipe.seed)
@@ -97,7 +97,7 @@ def embed(encoder: torch.nn.Module, images: np.ndarray, batch: int = 1024, arch=
     return torch.cat([features(encoder, prepare(images[i:i + batch])) for i in range(0, len(images), batch)])
 
 
-def fit_head(encoder: torch.nn.Module, train_x: np.ndarray, train_y: np.ndarray, recipe: Recipe,
+def fit_head(encoder: torch.nn.Module, train_x: np.ndarray, train_y: np.ndarray, recipe: ZooRecipe,
              task_seed: int) -> Head:
     """Cosine prototypes: the normalised mean of ``head_shots`` normalised base features per class."""
     generator = np.random.default_rng([recipe.seed, task_seed, 3])
@@ -109,7 +109,7 @@ def fit_head(encoder: torch.nn.Module, train_x: np.ndarray, train_y: np.ndarray,
     return Head(F.normalize(prototypes, dim=-1), recipe.logit_scale)
 
 
-def zero_shot_head(encoder: torch.nn.Module, descriptions, recipe: Recipe) -> Head:
+def zero_shot_head(encoder: torch.nn.Module, descriptions, recipe: ZooRecipe) -> Head:
     """The text zoo's frozen head: normalised embeddings of the class descriptions (as CLIP's text heads)."""
     from ..models.minilm import tokenize
 
@@ -117,7 +117,7 @@ def zero_shot_head(encoder: torch.nn.Module, descriptions, recipe: Recipe) -> He
     return Head(embed(encoder.eval(), tokens, arch=recipe.arch).clone(), recipe.logit_scale)
 
 
-def finetune(base: torch.nn.Module, head: Head, train_x: np.ndarray, train_y: np.ndarray, recipe: Recipe,
+def finetune(base: torch.nn.Module, head: Head, train_x: np.ndarray, train_y: np.ndarray, recipe: ZooRecipe,
              task_seed: int, steps: Optional[int] = None, lr: Optional[float] = None,
              progress: Optional[Callable[[int, int, float], None]] = None) -> torch.nn.Module:
     """Fine-tune a copy of the encoder on one task with its head frozen (as CLIP experts are trained)."""

@@ -60,11 +60,11 @@ from ..progress import progress_bar
 from ..provenance import git_sha
 from .store import (Store, cache_root, is_pool, json_problem, link_file, read_manifest, remedy_for,
                     remove_link_temporaries, store_root)
-from .train import Recipe, finetune, fit_head, pretrain, zero_shot_head
+from .train import ZooRecipe, finetune, fit_head, pretrain, zero_shot_head
 
-TINY_RECIPE = Recipe()
+TINY_RECIPE = ZooRecipe()
 # micro: the 3-task suite the tests build; a small pool and short runs so it builds in seconds.
-MICRO_RECIPE = replace(Recipe(), pool_classes=100, pool_per_class=30, pretrain_epochs=8, pretrain_batch=128,
+MICRO_RECIPE = replace(ZooRecipe(), pool_classes=100, pool_per_class=30, pretrain_epochs=8, pretrain_batch=128,
                        expert_steps=100, expert_lr=1e-3, warmup_steps=5, ta_grid=(0.3, 0.6, 1.0),
                        eval_examples=600)
 
@@ -72,7 +72,7 @@ MICRO_RECIPE = replace(Recipe(), pool_classes=100, pool_per_class=30, pretrain_e
 # text8/14/20: the pretrained all-MiniLM-L6-v2 is the base (pretrain_epochs=0: nothing to pretrain) and the heads
 # are zero-shot, from the class descriptions (head_shots=0); the experts fine-tune the whole encoder: 100 steps at
 # batch 32 (about two epochs of a task's train split), ~1 minute per expert on 2 cores.
-TEXT_RECIPE = replace(Recipe(), arch=TextArchitecture(), pool_per_class=0, pretrain_epochs=0, pretrain_batch=0,
+TEXT_RECIPE = replace(ZooRecipe(), arch=TextArchitecture(), pool_per_class=0, pretrain_epochs=0, pretrain_batch=0,
                       pretrain_lr=0.0, pretrain_weight_decay=0.0, head_shots=0, logit_scale=30.0, expert_steps=100,
                       expert_batch=32, expert_lr=1e-4, warmup_steps=10, eval_examples=300)
 
@@ -88,19 +88,19 @@ def suites() -> dict[str, tuple[str, ...]]:
     return {**SUITES, **TEXT_SUITES}
 
 
-def recipe_for(suite: str) -> Recipe:
+def recipe_for(suite: str) -> ZooRecipe:
     if suite.startswith("text"):
         return TEXT_MICRO_RECIPE if suite == "text-micro" else TEXT_RECIPE
     return MICRO_RECIPE if suite == "micro" else TINY_RECIPE
 
 
-def recipe_hash(recipe: Recipe) -> str:
+def recipe_hash(recipe: ZooRecipe) -> str:
     from ..codehash import digest
 
     return digest(recipe.to_dict(), 12)
 
 
-def store_hash(recipe: Recipe) -> str:
+def store_hash(recipe: ZooRecipe) -> str:
     """Hash of what the trained artifacts depend on: evaluation-only knobs (the TA grid) are left out, so that
     changing them re-evaluates a suite without retraining its base and experts."""
     return recipe_hash(replace(recipe, ta_grid=()))
@@ -113,7 +113,7 @@ def suite_dir(suite: str, cache=None) -> Path:
     return cache_root(cache) / "zoo" / f"{suite}-{recipe_hash(recipe_for(suite))}"
 
 
-def _task_arrays(store: Store, task: str, recipe: Recipe) -> dict[str, np.ndarray]:
+def _task_arrays(store: Store, task: str, recipe: ZooRecipe) -> dict[str, np.ndarray]:
     from ..tasks.vision import build_task
 
     rel = f"data/{task}.npz"
@@ -128,7 +128,7 @@ def _task_arrays(store: Store, task: str, recipe: Recipe) -> dict[str, np.ndarra
     return store.load_arrays(rel)
 
 
-def _text_arrays(store: Store, rel: str, task: str, recipe: Recipe) -> None:
+def _text_arrays(store: Store, rel: str, task: str, recipe: ZooRecipe) -> None:
     """Token ids and masks ``[N, 2, L]`` per split (and the texts themselves, for the notebooks to show)."""
     from ..models.minilm import tokenize
     from ..tasks.text import build_text_task
@@ -145,7 +145,7 @@ def _text_arrays(store: Store, rel: str, task: str, recipe: Recipe) -> None:
     store.put_arrays(rel, arrays)
 
 
-def _pool(recipe: Recipe) -> tuple[np.ndarray, np.ndarray]:
+def _pool(recipe: ZooRecipe) -> tuple[np.ndarray, np.ndarray]:
     from ..tasks.vision import build_pretrain_pool
 
     x, y, _ = build_pretrain_pool(images_per_class=recipe.pool_per_class)
@@ -318,7 +318,7 @@ def _build_locked(suite: str, SUITES, cache, quiet: bool, log) -> Path:  # noqa:
     return out
 
 
-def _build(suite: str, tasks: list[str], recipe: Recipe, store: Store, out: Path, sessions: _Sessions,
+def _build(suite: str, tasks: list[str], recipe: ZooRecipe, store: Store, out: Path, sessions: _Sessions,
            quiet: bool, log) -> None:
     torch_threads = torch.get_num_threads()
     arrays = {}
@@ -431,6 +431,12 @@ class Zoo:
         return dict(self.manifest["expert_accuracy"]["test"])
 
     @property
+    def recipe(self) -> ZooRecipe:
+        """The recipe the suite was built (or imported) with, as its manifest records it."""
+        recorded = self.manifest["recipe"]
+        return ZooRecipe(**{**recorded, "arch": self.arch, "ta_grid": tuple(recorded["ta_grid"])})
+
+    @property
     def base_path(self) -> Path:
         return self.root / "base.safetensors"
 
@@ -504,7 +510,7 @@ def load_zoo(suite: str, cache=None) -> Zoo:
                          f"{remedy}") from exc
 
 
-def _loaded(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device: str):
+def _loaded(root: Path, tasks: list[str], arrays: dict, recipe: ZooRecipe, device: str):
     """(evaluator, base, experts) of a built zoo or imported pool, all on ``device``."""
     from ..evaluation import Evaluator
 
@@ -516,7 +522,7 @@ def _loaded(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device: 
     return evaluator, load(root / "base.safetensors"), [load(root / "experts" / f"{t}.safetensors") for t in tasks]
 
 
-def measure_zoo(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, device: str = "cpu",
+def measure_zoo(root: Path, tasks: list[str], arrays: dict, recipe: ZooRecipe, device: str = "cpu",
                 log=lambda message: None) -> dict:
     """Base, expert, averaging and TA accuracies plus the interference diagnostics of docs/zoo.md (evaluated
     and merged on ``device``); ``log`` hears each step (the phase takes minutes on a text suite)."""
@@ -585,7 +591,7 @@ TARGET_SCALES = (0.6, 1.0, 1.4)
 TARGET_GRAM_EXAMPLES = 256
 
 
-def _targets(root: Path, tasks: list[str], arrays: dict, recipe: Recipe, measured: dict) -> dict:
+def _targets(root: Path, tasks: list[str], arrays: dict, recipe: ZooRecipe, measured: dict) -> dict:
     """Experts vs base, the share of the expert−base gap TA recovers with λ* inside its grid, and the best of
     TSV-M / ISO-CTS / RegMean against TA; each row says whether its target is met."""
     import nbmerge
@@ -720,7 +726,7 @@ def variant_experts(zoo: Zoo, *, lr_factors=(1.0,), step_factors=(1.0,), quiet: 
     lr_factors, step_factors = tuple(map(float, lr_factors)), tuple(map(float, step_factors))
     if not lr_factors or not step_factors or min(lr_factors + step_factors) <= 0:
         raise NbmergeError("variant_experts: factors must be non-empty and positive")
-    recipe = Recipe(**{**zoo.manifest["recipe"], "arch": zoo.arch, "ta_grid": tuple(zoo.manifest["recipe"]["ta_grid"])})
+    recipe = zoo.recipe
     store = Store(zoo.store_root, log=lambda *_: None, heal=False)
     base_encoder = None
     heads = zoo.heads()

@@ -123,7 +123,7 @@ def ivon_multitask_run(zoo, weights: dict, config: ParetoConfig, log: Callable =
     its training seconds; the posteriors' IVON settings and steps (the experts' steps unless ``ivon_steps``)."""
     from ...pools import posteriors as post
 
-    recipe = post.zoo_recipe(zoo)
+    recipe = zoo.recipe
     settings = config.ivon().resolve(recipe)
     weights = {t: round(float(a), 6) for t, a in weights.items()}
     # the key: settings, seed, the training code's fingerprint (posteriors._digest) and this module's trainer
@@ -181,7 +181,7 @@ def _multitask_stepper(zoo, weights: dict, config: ParetoConfig):
     from ...pools.train import shuffled_batches
     from ...pools.zoo import seed_of_task
 
-    recipe = post.zoo_recipe(zoo)
+    recipe = zoo.recipe
     settings = config.multitask().resolve(recipe)
     active = sorted(t for t, a in weights.items() if a > 0)
     heads = zoo.heads()
