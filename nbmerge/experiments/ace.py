@@ -18,7 +18,6 @@ from typing import Optional, Sequence
 
 from .. import protocol
 from ..taskaware import shown
-from ..device import resolve_device
 from ..diagnostics import FORCED_ON, GATED_OFF, LADDER, ace_params, effective
 from ..methods.ace import CODE_EPS
 from ..tune.study import Lab, open_lab as study_lab
@@ -64,10 +63,7 @@ class AceConfig:
 
     def __post_init__(self):
         rules.check(self)
-        for name in ("suites", "seeds", "baselines", "hetero_lr_factors", "hetero_step_factors"):
-            object.__setattr__(self, name, tuple(getattr(self, name)))
-        object.__setattr__(self, "scale_grid", tuple(float(a) for a in self.scale_grid))
-        object.__setattr__(self, "device", resolve_device(self.device))
+        rules.normalise(self, floats=("scale_grid",))
 
 
 def as_dict(config: AceConfig) -> dict:

@@ -23,7 +23,6 @@ from typing import Optional
 
 from .. import protocol
 from ..metrics import relative_gain
-from ..device import resolve_device
 from ..tune.study import VARIANT_NAMES, anchor_needs_grams, open_lab, search_seconds
 from ..tune.benchmark import SuiteResult, bmm_over_anchors
 from . import rules
@@ -70,9 +69,7 @@ class BenchmarkConfig:
 
     def __post_init__(self):
         rules.check(self)
-        for name in ("suites", "anchors", "variants"):
-            object.__setattr__(self, name, tuple(getattr(self, name)))
-        object.__setattr__(self, "device", resolve_device(self.device))
+        rules.normalise(self)
 
     @property
     def seeds(self) -> list[int]:

@@ -36,7 +36,6 @@ from typing import Mapping, Optional, Sequence
 
 from .. import protocol, verdicts
 from ..calibration import ece_difference, ece_difference_samples, predictive_distance, reliability, rescaled, task_ece
-from ..device import resolve_device
 from ..errors import NbmergeError
 from ..modules import MODULE_TYPES, module_type
 from ..protocol import Interval, Predictions
@@ -84,9 +83,7 @@ class CalibrationConfig:
 
     def __post_init__(self):
         rules.check(self)
-        object.__setattr__(self, "seeds", tuple(self.seeds))
-        object.__setattr__(self, "temperatures", tuple(float(t) for t in self.temperatures))
-        object.__setattr__(self, "device", resolve_device(self.device))
+        rules.normalise(self, floats=("temperatures",))
 
 
 def as_dict(config) -> dict:

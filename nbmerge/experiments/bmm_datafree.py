@@ -36,7 +36,6 @@ from typing import Mapping, Optional, Sequence
 import numpy as np
 
 from .. import protocol, verdicts
-from ..device import resolve_device
 from ..protocol import COLLAPSED_AGREEMENT, Interval, Predictions
 from ..verdicts import Decision
 from . import rules
@@ -88,9 +87,7 @@ class DatafreeConfig:
 
     def __post_init__(self):
         rules.check(self)
-        for name in ("seeds", "anchors"):
-            object.__setattr__(self, name, tuple(getattr(self, name)))
-        object.__setattr__(self, "device", resolve_device(self.device))
+        rules.normalise(self)
 
 
 def as_dict(config) -> dict:

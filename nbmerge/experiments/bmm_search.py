@@ -22,7 +22,6 @@ from typing import Optional
 import numpy as np
 
 from .. import protocol, verdicts
-from ..device import resolve_device
 from ..tune.study import open_lab
 from ..tune.compare import (STRATEGY_NAMES, StrategyResult, compare_strategies, strategy_name, strategy_rows,
                             strategy_summary, time_arms, time_ratio)
@@ -92,8 +91,7 @@ class SearchConfig:
 
     def __post_init__(self):
         rules.check(self)
-        object.__setattr__(self, "strategies", tuple(self.strategies))
-        object.__setattr__(self, "device", resolve_device(self.device))
+        rules.normalise(self)
 
     @property
     def grid_points(self) -> int:

@@ -68,6 +68,20 @@ def check(config) -> None:
                                        for name, problem in found.items()))
 
 
+def normalise(config, floats: tuple[str, ...] = ()) -> None:
+    """After :func:`check`: every list-valued field of ``config`` as a tuple (of floats for the fields ``floats``
+    names), and its ``device`` resolved (``auto`` → ``cuda`` or ``cpu``)."""
+    from ..device import resolve_device
+
+    hints = typing.get_type_hints(type(config))
+    for f in fields(config):
+        if f.name == "device":
+            object.__setattr__(config, "device", resolve_device(config.device))
+        elif isinstance(example_of(hints[f.name]), tuple):
+            value = getattr(config, f.name)
+            object.__setattr__(config, f.name, tuple(float(v) for v in value) if f.name in floats else tuple(value))
+
+
 # ---------------------------------------------------------------------------------------------- rule builders
 
 def _is_int(value: Any) -> bool:

@@ -14,7 +14,6 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .. import protocol, verdicts
-from ..device import resolve_device
 from ..errors import NbmergeError
 from ..merging import merge
 from ..methods import get_method
@@ -100,9 +99,7 @@ class TourConfig:
 
     def __post_init__(self):
         rules.check(self)
-        for name in ("seeds", "methods", "bmm_grams", "pareto_tasks"):
-            object.__setattr__(self, name, tuple(getattr(self, name)))
-        object.__setattr__(self, "device", resolve_device(self.device))
+        rules.normalise(self)
 
 
 # ------------------------------------------------------------------------------------- the merges, tuned alike

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Optional
 
-from ...device import resolve_device
 from .. import rules
 from ..rules import knob
 
@@ -96,9 +95,7 @@ class ParetoConfig:
 
     def __post_init__(self):
         rules.check(self)
-        for name in ("tasks", "families", "temperatures"):
-            object.__setattr__(self, name, tuple(getattr(self, name)))
-        object.__setattr__(self, "device", resolve_device(self.device))
+        rules.normalise(self)
 
     def ivon(self):
         from ...pools.posteriors import IvonSettings
