@@ -13,6 +13,7 @@ import warnings
 from . import walk_options
 from .errors import NbmergeError
 from .params import parse_pairs
+from .pools.kinds import pool_patterns
 
 
 def _size(text: str) -> int:
@@ -223,19 +224,23 @@ def cmd_zoo(args) -> int:
 def cmd_pool(args) -> int:
     from .device import resolve_device
     from .pools.imports import import_pool
+    from .pools.kinds import POOL_KINDS, pool_kind
 
+    kind = pool_kind(args.suite)
+    if kind is None:
+        raise NbmergeError(f"{args.suite!r} is not a pool name: pools are named {pool_patterns()}")
     device = resolve_device(args.device)
     start = time.perf_counter()
     options = {"device": device, "eval_examples": args.eval_examples, "cache": args.cache,
                "tasks": args.tasks.split(",") if args.tasks else None}
-    if args.suite.startswith("clip-"):
-        if args.base or args.max_length:
-            raise NbmergeError("--base and --max-length are for glue-/lm- pools")
-        options.update(fmt=args.format, text_model=args.text_model)
-    else:
-        if args.format != "auto" or args.text_model:
-            raise NbmergeError("--format and --text-model are for clip- pools")
-        options.update(base=args.base, **({"max_length": args.max_length} if args.max_length else {}))
+    own = dict(kind.options)
+    for other in POOL_KINDS:  # an option of another kind, given: say whose it is
+        for flag, _ in other.options:
+            if flag not in own and getattr(args, flag) not in (None, "auto", 0):
+                takers = "/".join(k.prefix for k in POOL_KINDS if flag in dict(k.options))
+                raise NbmergeError(f"--{flag.replace('_', '-')} is for {takers} pools, not {kind.prefix} pools")
+    options.update({keyword: getattr(args, flag) for flag, keyword in own.items()
+                    if getattr(args, flag) not in (None, 0)})
     path = import_pool(args.suite, args.checkpoints, args.data_root, **options)
     print(f"pool {args.suite} ready in {time.perf_counter() - start:.1f}s: {path}")
     return 0
@@ -526,8 +531,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "LoRA adapter per task) with GLUE from local TSV, parquet or save_to_disk files "
                                     "(data_manifests/glue/). lm-: causal LMs with a text file per task. Writes the "
                                     "suite every notebook loads with suite=<name>. Nothing is downloaded.")
-    z.add_argument("suite", help="clip-<model>-<n> (clip-vit-b32-8), glue-<model>-<n> (glue-gpt2-7) or "
-                                 "lm-<model>-<n> (lm-llama-3)")
+    z.add_argument("suite", help=pool_patterns())
     z.add_argument("--checkpoints", required=True, help="folder of the checkpoints")
     z.add_argument("--data-root", required=True, help="local root of the datasets")
     z.add_argument("--format", default="auto", help="auto | open_clip | hf")

@@ -15,11 +15,11 @@ import torch
 
 from .metrics import accuracy, expected_calibration_error, nll
 from .models.base import Head, features, load_encoder_weights
-from .models.vit import Architecture
+from .models.base import ModelFamily
 
 
 class Evaluator:
-    def __init__(self, arch: Architecture, tasks: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]],
+    def __init__(self, arch: ModelFamily, tasks: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]],
                  heads: Mapping[str, Head], expert_accuracy: Optional[Mapping[str, Mapping[str, float]]] = None,
                  batch: int = 0, device: str = "cpu"):
         """``tasks[name][split] = (inputs [N, ...] as the zoo stores them, labels int64 [N])``: uint8 images for the
@@ -28,16 +28,15 @@ class Evaluator:
         self.arch = arch
         self.encoder = arch.build().to(device).eval()
         self.heads = {name: h.to(device) for name, h in heads.items()}
-        self.batch = batch or (2048 if isinstance(arch, Architecture) else 256)
+        self.batch = batch or arch.eval_batch
         self.expert_accuracy = expert_accuracy or {}
         self._inputs: dict[tuple[str, str], tuple[torch.Tensor, torch.Tensor]] = {}
-        # an architecture may fix the order examples are evaluated in (text: by length, so that each batch, trimmed
-        # to its longest example, carries little padding); every metric here is order-free
-        order = getattr(arch, "eval_order", None)
+        # a family may fix the order examples are evaluated in (text: by length, so that each batch, trimmed to its
+        # longest example, carries little padding); every metric here is order-free
         for name, splits in tasks.items():
             for split, (images, labels) in splits.items():
-                if order is not None:
-                    chosen = order(images)
+                chosen = arch.eval_order(images)
+                if chosen is not None:
                     images, labels = images[chosen], labels[chosen]
                 self._inputs[(name, split)] = (arch.inputs(images).contiguous().to(device),
                                                torch.from_numpy(labels).long().to(device))

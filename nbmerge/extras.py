@@ -24,14 +24,17 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 }
 
 # What a command needs before it starts (a notebook's kernel would fail later, in another process).
-COMMAND_EXTRAS = {"report": ("notebooks", "bo", "zoo", "text"), "pool": ("clip",), "pool:lm": ("lm",),
-                  "perplexity": ("lm",)}
+COMMAND_EXTRAS = {"report": ("notebooks", "bo", "zoo", "text"), "pool": ("clip",), "perplexity": ("lm",)}
 
 
 def command_extras(command: str, suite: str | None = None) -> tuple[str, ...]:
-    """The extras ``nbmerge <command>`` needs (``pool import`` of a glue-/lm- pool needs ``lm``, not ``clip``)."""
-    if command == "pool" and suite and not suite.startswith("clip-"):
-        return COMMAND_EXTRAS["pool:lm"]
+    """The extras ``nbmerge <command>`` needs (``pool import`` those of the pool's kind, ``pools.kinds``)."""
+    if command == "pool" and suite:
+        from .pools.kinds import pool_kind
+
+        kind = pool_kind(suite)
+        if kind is not None:
+            return kind.extras
     return COMMAND_EXTRAS.get(command, ())
 
 

@@ -151,7 +151,8 @@ def _merged(method, base, experts, params, grams, fishers, walk, weights, out_dt
         if len(weights) != len(experts):
             raise MethodError(f"{len(weights)} weights for {len(experts)} experts: give one per expert")
         experts = [e if w == 1.0 else WeightedExpert(base, e, w) for e, w in zip(experts, weights)]
-    items = get_method(method).run(base, experts, params, grams=grams, fishers=fishers, walk=walk, stream=True)
+    checked = get_method(method).check_params(dict(params or {}))  # as parsed: what runs is what is recorded
+    items = get_method(method).run(base, experts, checked, grams=grams, fishers=fishers, walk=walk, stream=True)
     plan = getattr(items, "plan", None)  # a walker's stream says up front what it yields (MergeStream)
     if progress or (progress is None and getattr(sys.stderr, "isatty", lambda: False)()):
         items = _progress(items, as_source(base, "base"), method)
@@ -161,7 +162,7 @@ def _merged(method, base, experts, params, grams, fishers, walk, weights, out_dt
             plan = [(k, out_dtype if d.is_floating_point else d, s) for k, d, s in plan]
     if plan is not None:
         items = MergeStream(items, plan)
-    record = {"method": method, "params": get_method(method).check_params(dict(params or {}))}  # as parsed
+    record = {"method": method, "params": checked}
     if weights is not None:
         record["weights"] = [float(w) for w in weights]
     return items, record

@@ -26,7 +26,7 @@ import re
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 import torch
@@ -46,7 +46,13 @@ def is_linear_weight(key: str, shape: Sequence[int]) -> bool:
 
 @dataclass(frozen=True)
 class Rule:
-    """How one method merges: its matrix kernel, its fallback and an optional global pre-pass."""
+    """How one method merges: its matrix kernel, its fallback and an optional global pre-pass.
+
+    Each hook states what it takes by its keyword-only parameters, and is called with exactly those: the method's
+    parameters of the same names and, for the kernels, what the walk provides (:data:`WALK_VALUES`) and what
+    ``prepare`` returned. The names are read once, when the rule is built (:attr:`takes`); a hook with ``**kwargs``
+    is refused there, so no hook receives a name it does not declare.
+    """
 
     matrix: Optional[Callable[..., torch.Tensor]]
     fallback: str | Callable[..., torch.Tensor] = "mean"
@@ -61,7 +67,34 @@ class Rule:
     #: ``stream(key=, tasks=, **params)`` → a function applied to every slice of a tensor's task vectors, in order,
     #: that computes what ``transform`` computes on the whole tensor (DARE's drop, its masks drawn slice by slice)
     chunk_transform: Optional[Callable[..., Callable[[list[torch.Tensor]], list[torch.Tensor]]]] = None
+    #: per hook (``matrix``, ``fallback``, ``prepare``, ``transform``, ``chunk_transform``), the keyword names it
+    #: takes; filled when the rule is built
+    takes: Mapping[str, frozenset] = field(init=False, repr=False, compare=False)
 
+    def __post_init__(self):
+        hooks = {"matrix": self.matrix, "prepare": self.prepare, "transform": self.transform,
+                 "chunk_transform": self.chunk_transform,
+                 "fallback": _FALLBACK_KERNELS[self.fallback] if isinstance(self.fallback, str) else self.fallback}
+        object.__setattr__(self, "takes", {name: hook_keywords(fn, name) for name, fn in hooks.items() if fn})
+
+
+#: what the walk hands a kernel that names it: the tensor's key and base value, its statistics (Grams, Fisher
+#: diagonals), the experts' low-rank factors; a transform gets ``key`` and ``tasks``, a chunk transform also
+#: ``numel`` and ``memo`` (a dict it keeps between passes of one merge)
+WALK_VALUES = frozenset({"key", "base", "grams", "fishers", "factors", "tasks", "numel", "memo"})
+
+
+def hook_keywords(fn: Callable, hook: str = "hook") -> frozenset:
+    """The keyword names ``fn`` takes (its parameters after the first positional one, the task vectors or the model
+    view; a chunk transform takes keywords only). A rule's hooks name what they take: ``**kwargs`` is refused."""
+    parameters = list(inspect.signature(fn).parameters.values())
+    for p in parameters:
+        if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+            raise MethodError(f"{hook} {getattr(fn, '__name__', fn)!r} takes {p}: a rule's hooks name every "
+                              "keyword they take")
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    first = positional[:1] if hook != "chunk_transform" else []
+    return frozenset(p.name for p in parameters if p not in first)
 
 # -- fallback kernels -------------------------------------------------------------------------------------
 
@@ -89,10 +122,6 @@ def base_kernel(deltas: list[torch.Tensor]) -> torch.Tensor:
 
 
 _FALLBACK_KERNELS = {"mean": mean_kernel, "sum": sum_kernel, "base": base_kernel}
-
-
-def _accepts(fn: Callable) -> set[str]:
-    return set(inspect.signature(fn).parameters)
 
 
 # -- the walk ---------------------------------------------------------------------------------------------
@@ -465,12 +494,11 @@ def plan_units(view: ModelView, rule: Rule, walk: WalkOptions) -> list[Unit]:
     return units
 
 
-def _pick(fn: Callable, params: Mapping[str, Any]) -> dict:
-    accepted = _accepts(fn)
+def _pick(accepted: frozenset, params: Mapping[str, Any]) -> dict:
     return {k: v for k, v in params.items() if k in accepted}
 
 
-def _call(kernel: Callable, deltas: list[torch.Tensor], accepted: set[str], extras: dict, params: dict):
+def _call(kernel: Callable, deltas: list[torch.Tensor], accepted: frozenset, extras: dict, params: dict):
     kwargs = {k: v for k, v in params.items() if k in accepted}
     kwargs.update({k: v for k, v in extras.items() if k in accepted and v is not None})
     return kernel(deltas, **kwargs)
@@ -550,13 +578,13 @@ def walk_merge(base: Source, experts: Sequence[Source], rule: Rule, *, params: M
     else:
         fallback = rule.fallback
     if rule.transform:
-        view.transform = functools.partial(rule.transform, **_pick(rule.transform, params))
+        view.transform = functools.partial(rule.transform, **_pick(rule.takes["transform"], params))
     if rule.chunk_transform:
-        bound = _pick(rule.chunk_transform, params)
-        if "memo" in _accepts(rule.chunk_transform):  # what a transform keeps between passes, for this merge only
+        bound = _pick(rule.takes["chunk_transform"], params)
+        if "memo" in rule.takes["chunk_transform"]:  # what a transform keeps between passes, for this merge only
             bound["memo"] = {}
         view.chunk_transform = functools.partial(rule.chunk_transform, **bound)
-    context = dict(rule.prepare(view, **params)) if rule.prepare else {}
+    context = dict(rule.prepare(view, **_pick(rule.takes["prepare"], params))) if rule.prepare else {}
     iterator = _produce(view, rule, units, fallback, dict(params), scale, walk, context)
     if stream:
         return MergeStream(iterator, [(k, view.base.dtype(k), view.base.shape(k)) for k in view.base.keys()])
@@ -579,8 +607,8 @@ class MergeStream:
 
 def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable, params: dict,
              scale: float, walk: WalkOptions, context: dict) -> Iterator[tuple[str, torch.Tensor]]:
-    matrix_accepts = _accepts(rule.matrix) if rule.matrix else set()
-    fallback_accepts = _accepts(fallback)
+    matrix_accepts = rule.takes.get("matrix", frozenset())
+    fallback_accepts = rule.takes["fallback"] if fallback is rule.fallback else frozenset()
     sliced = _is_elementwise(rule, fallback_accepts)
     unit_of = {k: unit for unit in units for k in unit.keys}
     pending: dict[str, torch.Tensor] = {}

@@ -155,7 +155,9 @@ def test_a_pool_is_imported_once_and_the_cli_imports_it(tmp_path, capsys):
     stamp = manifest.stat().st_mtime_ns
     assert main(args) == 0 and manifest.stat().st_mtime_ns == stamp  # same sources and settings: reused
     assert main(args[:-2] + ["--text-model", "x", "--cache", str(tmp_path / "cache")]) == 2
-    assert "--text-model are for clip- pools" in capsys.readouterr().err
+    assert "--text-model is for clip- pools, not lm- pools" in capsys.readouterr().err
+    assert main(["pool", "import", "resnet-3", "--checkpoints", str(checkpoints), "--data-root", str(data)]) == 2
+    assert "'resnet-3' is not a pool name: pools are named clip-<model>-<n>" in capsys.readouterr().err
     assert Path(json.loads(manifest.read_text())["source"]["base"]) == checkpoints / "base"
 
 

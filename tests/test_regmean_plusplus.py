@@ -155,10 +155,10 @@ def test_the_first_block_sees_the_averaged_embeddings_and_later_blocks_the_merge
 
 
 def test_the_stack_of_blocks_is_found_for_bert_and_the_open_clip_vit():
-    from nbmerge.models.vit import Architecture
+    from nbmerge.models.vit import TinyViT
 
     assert encoder_blocks(Bert().build())[0] == "bert.encoder.layer"
-    assert encoder_blocks(Architecture().build())[0] == "transformer.resblocks"
+    assert encoder_blocks(TinyViT().build())[0] == "transformer.resblocks"
     with pytest.raises(nbmerge.NbmergeError, match="no stack of blocks"):
         encoder_blocks(torch.nn.Sequential(torch.nn.Linear(2, 2)))
 

@@ -429,3 +429,37 @@ def test_compute_dtype_float64_merges_float32_inputs_in_float64(monkeypatch):
     assert seen == [torch.float64] and merged["w"].dtype == torch.float32  # computed in float64, stored as given
     with pytest.raises(MethodError, match="compute_dtype"):
         WalkOptions(compute_dtype="float16")
+
+
+def test_a_rule_states_what_each_hook_takes():
+    """Each hook is called with the keywords it names (read once, when the rule is built): a prepare gets its own
+    parameters and no others, and a hook that would take anything (``**kwargs``) is refused when the rule is built."""
+    from nbmerge.methods import dare, della
+
+    assert dare.RULE.takes["prepare"] == {"merge", "density"}
+    assert dare.RULE.takes["fallback"] == {"merge", "thresholds", "majority"}
+    assert "p" in dare.RULE.takes["transform"] and "merge" not in dare.RULE.takes["transform"]
+    assert della.RULE.takes["prepare"] == {"density", "epsilon", "merge"}
+
+    seen = {}
+
+    def prepare(view, *, alpha):
+        seen["prepare"] = alpha
+        return {"offset": 2.0}
+
+    def kernel(deltas, *, alpha, offset):
+        return alpha * sum(deltas) + offset
+
+    base = random_model({"w": (4, 3), "b": (4,)}, seed=0)
+    experts = random_experts(base, 2, seed=1)
+    rule = Rule(matrix=None, fallback=kernel, prepare=prepare)
+    merged = walk_merge(base, experts, rule, params={"alpha": 0.5, "unused": 1})
+    assert seen == {"prepare": 0.5}
+    for key in base:
+        expected = base[key] + 0.5 * ((experts[0][key] - base[key]) + (experts[1][key] - base[key])) + 2.0
+        torch.testing.assert_close(merged[key], expected)
+
+    with pytest.raises(MethodError, match="name every keyword"):
+        Rule(matrix=None, fallback=lambda deltas, **kw: deltas[0])
+    with pytest.raises(MethodError, match="name every keyword"):
+        Rule(matrix=None, fallback="mean", prepare=lambda view, **kw: {})

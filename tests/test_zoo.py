@@ -12,7 +12,7 @@ from nbmerge.cli import main
 from nbmerge.io import load_state_dict, save_state_dict
 from nbmerge.metrics import expected_calibration_error
 from nbmerge.models.grams import GramRecorder, attention_heads_output
-from nbmerge.models.vit import Architecture, build_encoder
+from nbmerge.models.vit import TinyViT
 from nbmerge.pools.zoo import build_zoo, info, load_zoo, suite_dir
 
 
@@ -106,7 +106,7 @@ def test_unknown_suite_and_unbuilt_suite_are_clear_errors(tmp_path, capsys):
 
 
 def test_gram_recorder_matches_the_real_attention_forward():
-    encoder = build_encoder(Architecture()).eval()
+    encoder = TinyViT().build().eval()
     x = torch.randn(3, 17, 64)
     block = encoder.transformer.resblocks[0]
     reference = block.attn(x, x, x, need_weights=False)[0]

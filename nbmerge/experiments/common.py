@@ -125,7 +125,7 @@ def prepare_suites(suites: Sequence[str], checkpoints: str = "", data_root: str 
     checkpoints (``clip-...``, ``glue-...``, ``lm-...``) is imported here from ``checkpoints`` and ``data_root``
     (once: a pool whose sources are unchanged is reused). Without them the pool must have been imported already
     (`nbmerge pool import`)."""
-    from ..pools.store import is_pool
+    from ..pools.kinds import is_pool
 
     pools = [s for s in dict.fromkeys(suites) if is_pool(s)]
     if (checkpoints or data_root) and not pools:

@@ -180,7 +180,7 @@ def _cache(params: Mapping[str, Any]) -> Path:
 
 
 def _imported_pools(params: Mapping[str, Any]) -> list[str]:
-    from ..pools.store import is_pool
+    from ..pools.kinds import is_pool
 
     pools = _cache(params) / "pools"
     return sorted(p.parent.name for p in pools.glob("*/manifest.json") if is_pool(p.parent.name)) \
@@ -210,7 +210,7 @@ def _pool_problem(suite: str, params: Mapping[str, Any]) -> Optional[str]:
 
 def suite_name(value, params: Mapping[str, Any]) -> Optional[str]:
     """An embedded suite, or a pool imported in the notebook's cache (or importable from its checkpoints)."""
-    from ..pools.store import is_pool
+    from ..pools.kinds import POOL_PREFIXES, is_pool
 
     if not isinstance(value, str):
         return f"must be a suite name, got {value!r}"
@@ -222,14 +222,14 @@ def suite_name(value, params: Mapping[str, Any]) -> Optional[str]:
     imported = _imported_pools(params)
     return (f"unknown suite {value!r}{did_you_mean(value, known)}; allowed: {listing(known)}"
             + (f", or an imported pool: {listing(imported)}" if imported else "")
-            + " (or a clip-/glue-/lm-<model>-<n> pool given checkpoints and data_root)")
+            + f" (or a {'/'.join(POOL_PREFIXES)}<model>-<n> pool given checkpoints and data_root)")
 
 
 def _suite_tasks(suite: Any, params: Mapping[str, Any]) -> Optional[list[str]]:
     """The tasks of ``suite`` when they are known before it is opened (an embedded suite, an imported pool)."""
     import json
 
-    from ..pools.store import is_pool
+    from ..pools.kinds import is_pool
     from ..pools.zoo import suite_dir
 
     if not isinstance(suite, str):

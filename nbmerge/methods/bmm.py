@@ -272,7 +272,7 @@ def _check_walk(walk: WalkOptions) -> None:
 
 # -- the registered method --------------------------------------------------------------------------------------
 
-def _prepare(view: ModelView, *, anchor_state: Mapping[str, torch.Tensor], data: bool, **_params) -> dict:
+def _prepare(view: ModelView, *, anchor_state: Mapping[str, torch.Tensor], data: bool) -> dict:
     check_anchor(view, anchor_state)
     if data:
         return {"anchor_state": anchor_state, "linear_keys": None}
@@ -294,7 +294,7 @@ def _anchor_fallback(deltas, *, key, base, anchor_state):
     return anchor_task_vector(anchor_state, key, base)
 
 
-# The walker passes a kernel only the keywords its signature names, so every parameter is spelled out here.
+# A kernel is called with the keywords its signature names (walker.Rule): every parameter is spelled out here.
 def _unit_kernel(deltas, *, key, base, anchor_state, linear_keys=None, grams=None, gram="auto", log10_rho=-1.0,
                  beta=0.5, tv_norm="none", offdiag_scale=1.0, factors=None):
     anchor_delta = anchor_task_vector(anchor_state, key, base)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 import zlib
+from functools import partial
 
 import numpy as np
 import torch
@@ -41,13 +42,6 @@ def _mask_generator(p: float, seed: int, task: int, key: str) -> torch.Generator
     if not 0.0 <= p < 1.0:
         raise MethodError(f"dare: drop rate p must be in [0, 1), got {p}")
     return torch.Generator().manual_seed(zlib.crc32(f"{seed}/{task}/{key}".encode()))
-
-
-def _drop_walked(deltas: list[torch.Tensor], *, key: str, p: float = 0.5, rescale: bool = True, seed: int = 0,
-                 tasks: list[int] | None = None) -> list[torch.Tensor]:
-    # The walker's task vectors are fresh tensors it owns: drop in place. (The walker passes a transform the
-    # parameters its signature names, so they are spelled out.)
-    return dare_drop(deltas, key=key, p=p, rescale=rescale, seed=seed, tasks=tasks, inplace=True)
 
 
 def dare_stream(*, key: str, tasks: list[int], numel: int, p: float = 0.5, rescale: bool = True, seed: int = 0,
@@ -93,7 +87,7 @@ def dare_stream(*, key: str, tasks: list[int], numel: int, p: float = 0.5, resca
     return drop
 
 
-def dare_prepare(view, *, merge: str = "ta", density: float = 0.2, **_):
+def dare_prepare(view, *, merge: str = "ta", density: float = 0.2):
     if merge not in ("ta", "ties"):
         raise MethodError(f"dare: merge must be 'ta' or 'ties', got {merge!r}")
     check_ties_params(density, "mean")
@@ -111,7 +105,9 @@ def dare_kernel(deltas, *, merge: str = "ta", thresholds=None, majority=None):
     return ties_kernel(deltas, thresholds=thresholds, majority=majority, merge="mean")
 
 
-RULE = Rule(matrix=None, fallback=dare_kernel, prepare=dare_prepare, transform=_drop_walked, elementwise=True,
+# The walker's task vectors are fresh tensors it owns: the drop runs in place on them.
+RULE = Rule(matrix=None, fallback=dare_kernel, prepare=dare_prepare, transform=partial(dare_drop, inplace=True),
+            elementwise=True,
             chunk_transform=dare_stream)
 
 

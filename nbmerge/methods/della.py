@@ -72,7 +72,7 @@ def della_kernel(deltas: list[torch.Tensor], *, key: str, density: float = 0.5, 
     return merged / torch.where(count == 0, torch.ones_like(count), count)
 
 
-def della_prepare(view, *, density: float = 0.5, epsilon: float = 0.15, merge: str = "ties", **_) -> dict:
+def della_prepare(view, *, density: float = 0.5, epsilon: float = 0.15, merge: str = "ties") -> dict:
     check_della_params(density, epsilon)
     if merge not in ("ties", "sum"):
         raise MethodError(f"della: merge must be 'ties' (mergekit della) or 'sum' (della_linear), got {merge!r}")

@@ -1,10 +1,12 @@
-"""What every model family shares: the checkpoint prefix of the vision towers, the encoder's weights in and out
-under checkpoint names, normalised features, and the frozen cosine-prototype heads."""
+"""What every model family shares: the interface a family implements (:class:`ModelFamily`), the checkpoint prefix
+of the vision towers, the encoder's weights in and out under checkpoint names, normalised features, and the heads."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Protocol, runtime_checkable
+
+import numpy as np
 
 import torch
 import torch.nn.functional as F
@@ -12,6 +14,40 @@ import torch.nn.functional as F
 from ..errors import CheckpointError
 
 PREFIX = "visual."  # open_clip's image-tower prefix: the tiny ViT's and the imported CLIP towers' checkpoints use it
+
+
+@runtime_checkable
+class ModelFamily(Protocol):
+    """What a zoo or pool's encoder family provides; a suite's manifest records one as ``to_dict()`` and
+    ``models.arch_from_dict`` reads it back by its ``kind`` (``models.FAMILIES``). Adding a family is one module
+    with a class that implements this, plus one row in that table.
+
+    * ``kind``: the name its records carry; ``prefix``: what its checkpoints put before the encoder's own
+      state-dict names ("visual." for the vision towers, "" for the text encoders);
+    * ``eval_batch``: examples per evaluation batch;
+    * ``build(seed)``: the encoder (seeded; random weights, or the pretrained base where the family has one);
+    * ``inputs(x)``: the stored arrays (uint8 images, token ids and masks) as the encoder's input tensor;
+    * ``gram_recorder(encoder)``: a recorder of the input Grams of its linear layers (RegMean, BMM);
+    * ``tokens(x)``: how many tokens the examples ``x`` contribute to every Gram;
+    * ``eval_order(x)``: the order the evaluator runs examples in, or None for the stored order (text: shortest
+      first, so that batches trimmed to their longest example carry little padding; every metric is order-free).
+    """
+
+    kind: str
+    prefix: str
+    eval_batch: int
+
+    def to_dict(self) -> dict: ...
+
+    def build(self, seed: int = 0) -> torch.nn.Module: ...
+
+    def inputs(self, x) -> torch.Tensor: ...
+
+    def gram_recorder(self, encoder: torch.nn.Module): ...
+
+    def tokens(self, x) -> int: ...
+
+    def eval_order(self, x: np.ndarray) -> Optional[np.ndarray]: ...
 
 
 def patch_tokens(images: int, image_size: int, patch_size: int) -> int:

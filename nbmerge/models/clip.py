@@ -49,6 +49,7 @@ class ClipArchitecture:
     std: tuple[float, ...] = OPENAI_STD
 
     prefix = PREFIX
+    eval_batch = 256
 
     def __post_init__(self):
         if self.kind != "clip_vit":
@@ -100,6 +101,9 @@ class ClipArchitecture:
     def tokens(self, x) -> int:
         """Tokens the images contribute to every Gram: patches plus the class token, per image."""
         return patch_tokens(len(x), self.image_size, self.patch_size)
+
+    def eval_order(self, x) -> Optional[np.ndarray]:
+        return None
 
     @classmethod
     def from_state_dict(cls, state: Mapping[str, torch.Tensor], heads: Optional[int] = None,

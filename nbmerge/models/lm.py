@@ -2,8 +2,8 @@
 backbone is merged, each task keeps its own classification head) and causal LMs (the whole model is merged; a task
 is next-token prediction on a text).
 
-Both are built from the ``config.json`` the pool records, behind the interface every zoo architecture has
-(``build``, ``inputs``, ``prefix``, ``gram_recorder``, ``tokens``, ``eval_order``). Inputs are token ids and
+Both are built from the ``config.json`` the pool records, behind the interface every model family implements
+(``models.base.ModelFamily``). Inputs are token ids and
 attention masks stacked as ``[N, 2, L]`` int arrays, right-padded, as the text zoo stores them.
 
 Two choices keep every method on one footing:
@@ -134,6 +134,7 @@ class LMArchitecture:
     task: str
     max_length: int = 128
     kind: str = "hf_lm"
+    eval_batch = 256
 
     def __post_init__(self):
         if self.task not in TASKS:

@@ -8,6 +8,9 @@ CLIP checkpoints unchanged. Grayscale 28×28 images are replicated to three chan
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import ClassVar, Optional
+
+import numpy as np
 
 import torch
 
@@ -16,7 +19,11 @@ from .grams import GramRecorder
 
 
 @dataclass(frozen=True)
-class Architecture:
+class TinyViT:
+    """The embedded vision zoo's encoder (a :class:`~nbmerge.models.base.ModelFamily`): a small open_clip
+    ``VisionTransformer`` on 28×28 grayscale images. Its records carry no ``kind`` (they predate kinds): a record
+    without one is a tiny ViT."""
+
     image_size: int = 28
     patch_size: int = 7  # 16 tokens: what makes training fit 2 CPU cores (patch 4 learned ~nothing; docs/zoo.md)
     width: int = 64
@@ -25,16 +32,22 @@ class Architecture:
     mlp_ratio: float = 4.0
     output_dim: int = 64
 
-    # The interface every zoo model family implements (the text zoo's TextArchitecture too): the prefix its
-    # checkpoints put before the encoder's own state-dict names, how to build the encoder, turn stored arrays into
-    # its inputs, record input Grams, and count the tokens an example contributes to them.
-    prefix = PREFIX
+    kind: ClassVar[str] = "tiny_vit"
+    prefix: ClassVar[str] = PREFIX
+    eval_batch: ClassVar[int] = 2048
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     def build(self, seed: int = 0) -> torch.nn.Module:
-        return build_encoder(self, seed)
+        """A randomly initialised open_clip ``VisionTransformer`` (seeded; no network, no pretrained tag)."""
+        from open_clip.transformer import VisionTransformer
+
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            return VisionTransformer(image_size=self.image_size, patch_size=self.patch_size, width=self.width,
+                                     layers=self.layers, heads=self.heads, mlp_ratio=self.mlp_ratio,
+                                     output_dim=self.output_dim)
 
     def inputs(self, x) -> torch.Tensor:
         return to_input(torch.from_numpy(x) if not isinstance(x, torch.Tensor) else x)
@@ -46,19 +59,8 @@ class Architecture:
         """Tokens the images contribute to every Gram: patches plus the class token, per image."""
         return patch_tokens(len(x), self.image_size, self.patch_size)
 
-
-def build_encoder(arch, seed: int = 0) -> torch.nn.Module:
-    """A randomly initialised open_clip ``VisionTransformer`` (seeded; no network, no pretrained tag); other
-    families build themselves."""
-    from open_clip.transformer import VisionTransformer
-
-    if not isinstance(arch, Architecture):
-        return arch.build(seed)
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        return VisionTransformer(image_size=arch.image_size, patch_size=arch.patch_size, width=arch.width,
-                                 layers=arch.layers, heads=arch.heads, mlp_ratio=arch.mlp_ratio,
-                                 output_dim=arch.output_dim)
+    def eval_order(self, x) -> Optional[np.ndarray]:
+        return None
 
 
 def to_input(images_uint8: torch.Tensor) -> torch.Tensor:

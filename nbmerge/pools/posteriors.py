@@ -47,7 +47,7 @@ import torch.nn.functional as F
 from ..errors import NbmergeError
 from ..io import SafetensorsSource, load_state_dict, save_state_dict
 from ..models.base import Head, features
-from ..models.vit import Architecture
+from ..models.vit import TinyViT
 from .train import ZooRecipe, shuffled_batches, lr_schedule
 
 MEAN, PRECISION = "mean.", "data_precision."
@@ -196,7 +196,7 @@ def ivon_offsets(base: torch.nn.Module, settings: IvonSettings):
 
 def train_ivon(base: torch.nn.Module, head: Head, train_x: np.ndarray, train_y: np.ndarray, settings: IvonSettings,
                warmup: int, batch_seed: Sequence[int], noise_seed: int,
-               progress: Optional[Callable[[int, int, float], None]] = None, arch=Architecture()
+               progress: Optional[Callable[[int, int, float], None]] = None, arch=TinyViT()
                ) -> tuple[dict, dict]:
     """One IVON run on Δ = θ − θ₀ (``settings`` resolved). Returns (posterior mean, data precision λh), both as
     ``visual.``-prefixed state dicts."""
@@ -274,7 +274,7 @@ def ivon_posteriors(zoo, tasks: Sequence[str], components: int, settings: IvonSe
 # ------------------------------------------------------------------------------------------ squared gradients
 
 def squared_gradient_precision(encoder: torch.nn.Module, head: Head, images: np.ndarray, labels: np.ndarray,
-                               arch=Architecture()) -> dict[str, torch.Tensor]:
+                               arch=TinyViT()) -> dict[str, torch.Tensor]:
     """mean_i g_i² over the examples, g_i the gradient of example i's cross-entropy (``visual.``-prefixed)."""
     encoder = copy.deepcopy(encoder).eval()
     total = {name: torch.zeros_like(p) for name, p in encoder.named_parameters()}

@@ -19,20 +19,11 @@ import torch
 
 from ..errors import CacheError, CheckpointError
 from ..io import atomic_write_bytes, atomic_write_text, jsonable, save_state_dict, sha256_file
+from .kinds import is_pool
 
 
 def cache_root(cache: Optional[str | os.PathLike] = None) -> Path:
     return Path(cache or os.environ.get("NBMERGE_CACHE") or Path.home() / ".cache" / "nbmerge")
-
-
-
-POOL_PREFIXES = ("clip-", "glue-", "lm-")
-
-
-def is_pool(suite: str) -> bool:
-    """``clip-<model>-<n>``, ``glue-<model>-<n>``, ``lm-<model>-<n>``: a pool imported from real checkpoints
-    (``nbmerge pool import``), not built here."""
-    return suite.startswith(POOL_PREFIXES)
 
 
 LINK_TMP = ".{name}.link.tmp"

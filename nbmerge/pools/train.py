@@ -12,15 +12,15 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..models.base import Head, features
-from ..models.vit import Architecture, build_encoder, to_input
+from ..models.base import Head, ModelFamily, features
+from ..models.vit import TinyViT, to_input
 
 
 @dataclass(frozen=True)
 class ZooRecipe:
     """Every knob of a zoo build, defined once. Its hash names the cache folder."""
 
-    arch: Architecture = field(default_factory=Architecture)
+    arch: ModelFamily = field(default_factory=TinyViT)
     seed: int = 0
     # pretraining on the disjoint pool: a linear classifier over the pool's classes on top of the embedding
     pool_per_class: int = 60
@@ -67,7 +67,7 @@ def shuffled_batches(n: int, batch: int, steps: int, generator: np.random.Genera
 def pretrain(pool_x: np.ndarray, pool_y: np.ndarray, recipe: ZooRecipe,
              progress: Optional[Callable[[int, int, float], None]] = None) -> torch.nn.Module:
     """Pretrain the encoder on the pool (classes disjoint from every task)."""
-    encoder = build_encoder(recipe.arch, seed=recipe.seed)
+    encoder = recipe.arch.build(seed=recipe.seed)
     classes = int(pool_y.max()) + 1
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(recipe.seed + 1)

@@ -55,10 +55,11 @@ from ..metrics import normalized_mean
 from ..models import arch_from_dict
 from ..models.base import Head, encoder_state_dict, load_head
 from ..models.minilm import TextArchitecture
-from ..models.vit import Architecture
+from ..models.base import ModelFamily
 from ..progress import progress_bar
 from ..provenance import git_sha
-from .store import (Store, cache_root, is_pool, json_problem, link_file, read_manifest, remedy_for,
+from .kinds import is_pool, pool_patterns
+from .store import (Store, cache_root, json_problem, link_file, read_manifest, remedy_for,
                     remove_link_temporaries, store_root)
 from .train import ZooRecipe, finetune, fit_head, pretrain, zero_shot_head
 
@@ -164,7 +165,7 @@ def _eval_splits(arrays: dict, tasks: list[str]) -> dict:
     return {t: {s: (arrays[t][f"{s}_x"], arrays[t][f"{s}_y"]) for s in ("val", "test")} for t in tasks}
 
 
-def encoder_from_state(state: dict[str, torch.Tensor], arch: Architecture) -> torch.nn.Module:
+def encoder_from_state(state: dict[str, torch.Tensor], arch: ModelFamily) -> torch.nn.Module:
     from ..models.base import load_encoder_weights
 
     encoder = arch.build()
@@ -488,7 +489,7 @@ def load_zoo(suite: str, cache=None) -> Zoo:
                                "`checkpoints` and `data_root` parameters")
         if suite not in suites():
             raise NbmergeError(f"unknown suite {suite!r}: the embedded suites are {', '.join(suites())}, and "
-                               "imported pools are named clip-<model>-<n>, glue-<model>-<n> or lm-<model>-<n>")
+                               f"imported pools are named {pool_patterns()}")
         raise NbmergeError(f"suite {suite!r} is not built (no {manifest_path}): run `nbmerge zoo build {suite}`")
     remedy = remedy_for(suite)
     manifest = read_manifest(manifest_path, remedy)

@@ -512,7 +512,7 @@ def _latest_elsewhere(runs_root: Path, exclude: str, present: set[str], names: l
 
 def suites_used(parameters: dict[str, dict[str, Any]]) -> list[str]:
     """The embedded zoo suites the notebooks will open (their ``suite``/``suites`` parameters), in first-use order."""
-    from ..pools.store import is_pool
+    from ..pools.kinds import is_pool
     from ..pools.zoo import suites
 
     known = suites()
