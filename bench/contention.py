@@ -56,7 +56,7 @@ def child(cache: str) -> dict:
     """One slice of the main job in this process: the seconds each piece took."""
     import torch
 
-    from nbmerge.merging import merge
+    from nbmerge.engine.merging import merge
     from nbmerge.pools.zoo import build_zoo, load_models, load_zoo
 
     from nbmerge.threads import adapt_threads

@@ -38,7 +38,7 @@ from typing import Optional
 
 import numpy as np
 
-from nbmerge.io import atomic_write_text
+from nbmerge.engine.io import atomic_write_text
 
 WORKERS = (1, 2, 4, 8)
 BATCHES = (1, 2, 4)

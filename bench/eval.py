@@ -15,8 +15,8 @@ import json
 import time
 from dataclasses import dataclass
 
-from nbmerge.evaluation import Evaluator
-from nbmerge.io import load_state_dict
+from nbmerge.evaluate.evaluation import Evaluator
+from nbmerge.engine.io import load_state_dict
 from nbmerge.models.minilm import TextArchitecture
 from nbmerge.pools.zoo import _eval_splits, load_zoo
 

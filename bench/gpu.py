@@ -56,11 +56,11 @@ from safetensors.torch import save_file
 
 from nbmerge import __version__
 from nbmerge.device import resolve_device, synchronize
-from nbmerge.io import load_state_dict
-from nbmerge.merging import merge
+from nbmerge.engine.io import load_state_dict
+from nbmerge.engine.merging import merge
 from nbmerge.methods import all_methods, get_method
 from nbmerge.testing import openclip_vit_shapes
-from nbmerge.walker import WalkOptions, is_linear_weight
+from nbmerge.engine.walker import WalkOptions, is_linear_weight
 
 from .reporting import write_pair
 

@@ -3,7 +3,7 @@
     OMP_NUM_THREADS=1 python -m bench.lowrank --out reports/lowrank
 
 An adapter expert's task vector is τ = s·B·A of rank r. BMM (data-free), WUDI and ACE need τᵀτ and products τ·G;
-from the factors those cost r·d_in·(d_in + d_out) operations instead of d_out·d_in² (``nbmerge.linalg.LowRank``).
+from the factors those cost r·d_in·(d_in + d_out) operations instead of d_out·d_in² (``nbmerge.engine.linalg.LowRank``).
 This benchmark measures what that buys, on the same inputs, in one run:
 
 1. **Kernels**: τᵀτ and τ·(τᵀτ) of one Llama-sized matrix (default 4096 × 4096, rank 16), dense against factors.
@@ -28,9 +28,9 @@ from typing import Optional, Sequence
 
 import torch
 
-from nbmerge.linalg import LowRank
-from nbmerge.merging import merge
-from nbmerge.walker import WalkOptions
+from nbmerge.engine.linalg import LowRank
+from nbmerge.engine.merging import merge
+from nbmerge.engine.walker import WalkOptions
 
 from .reporting import machine, write_pair
 
@@ -71,7 +71,7 @@ def write_model(root: Path, size: dict, adapters: int, rank: int, seed: int) -> 
     """A random float32 Llama folder and ``adapters`` LoRA folders of rank ``rank`` over every projection."""
     from transformers import AutoModelForCausalLM, LlamaConfig
 
-    from nbmerge.io import load_state_dict
+    from nbmerge.engine.io import load_state_dict
     from nbmerge.lm_testing import write_lora
 
     torch.manual_seed(seed)
@@ -94,7 +94,7 @@ def compare(a: dict, b: dict, base: dict) -> float:
 
 
 def merge_rows(base: Path, adapters: list[Path], methods: dict, repeats: int) -> list[dict]:
-    from nbmerge.io import load_state_dict
+    from nbmerge.engine.io import load_state_dict
 
     base_state = load_state_dict(base)
     experts = [str(a) for a in adapters]
@@ -146,7 +146,7 @@ def render_markdown(report: dict) -> str:
              f"OMP_NUM_THREADS={env['omp_num_threads']}); nbmerge {env['nbmerge']}. Times are the best of "
              f"{report['repeats']} (the machine is shared; the two sides alternate which goes first).", "",
              "An adapter expert's task vector is τ = s·B·A of rank r. BMM (data-free), WUDI and ACE build τᵀτ and "
-             "products τ·G; from the factors (`nbmerge.linalg.LowRank`) these cost r·d_in·(d_in + d_out) operations "
+             "products τ·G; from the factors (`nbmerge.engine.linalg.LowRank`) these cost r·d_in·(d_in + d_out) operations "
              "instead of d_out·d_in². `WalkOptions(low_rank=False)` turns the route off: the same merge from the "
              "densified τ.", "",
              f"## Kernels: one {report['kernels'][0]['shape'][0]} × {report['kernels'][0]['shape'][1]} matrix of "

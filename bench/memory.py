@@ -7,7 +7,7 @@ all) to a scratch folder (``--workdir``, default a temp dir under /tmp; deleted 
 first 8 and all 20 with each method in a fresh subprocess, so that one merge's peak is not another's. The
 child reads its own peak resident set (``VmHWM`` from /proc/self/status) at the end, and a sampling thread
 records the peaks of its anonymous (``RssAnon``: tensors) and file-backed (``RssFile``: mapped safetensors
-pages, which the kernel can drop at any time) parts. The merge is ``nbmerge.merging`` (paths in, the merged
+pages, which the kernel can drop at any time) parts. The merge is ``nbmerge.engine.merging`` (paths in, the merged
 state dict out, kept in memory as a notebook would): the claim under test is peak ≪ T × model size.
 """
 
@@ -77,7 +77,7 @@ class Sampler(threading.Thread):
 
 def child(spec: dict) -> dict:
     """Merge ``spec['experts']`` into ``spec['base']`` with ``spec['method']``; time and memory of the merge."""
-    from nbmerge.merging import merge
+    from nbmerge.engine.merging import merge
 
     baseline = proc_status()
     sampler = Sampler()
@@ -214,7 +214,7 @@ def findings(report: dict) -> list[str]:
             f"The rest is file-backed: up to {_mb(worst['peak_rss_file_sampled'] - worst['baseline_rss_file'])} MB "
             f"of mapped checkpoint pages ({worst['method']} ×{worst['tasks']}; its experts plus the base are "
             f"{_mb(worst['all_experts_bytes'] + model['base_bytes'])} MB on disk). `SafetensorsSource` "
-            "(nbmerge/io.py) opens each file with `safetensors.safe_open`, which memory-maps it, and keeps the "
+            "(nbmerge/engine/io.py) opens each file with `safetensors.safe_open`, which memory-maps it, and keeps the "
             "handle for the whole merge (`ModelView` holds every expert's source); each `get_tensor` copies out of "
             "the map, and the pages it touched stay mapped, so counted in RSS, until the handle is closed: after "
             "one pass over the model, every expert. They are clean page-cache pages that the kernel can reclaim "

@@ -43,7 +43,7 @@ from typing import Any, Optional
 
 import torch
 
-from nbmerge.io import SafetensorsSource
+from nbmerge.engine.io import SafetensorsSource
 
 from .peers import install_pinned_venv
 from .reporting import machine, write_pair
@@ -604,7 +604,7 @@ def run_benchmark(out: str | os.PathLike, *, quick: bool = False, methods: Seque
         print(f"write + fsync: {report['write']['Bps'] / 1e9:.2f} GB/s", flush=True)
 
         envs = {"nbmerge": _child_env(repo, threads)}
-        imports = {"nbmerge": [sys.executable, "-c", "import nbmerge.cli, nbmerge.merging"]}
+        imports = {"nbmerge": [sys.executable, "-c", "import nbmerge.cli, nbmerge.engine.merging"]}
         report["startup"] = {}
         if startup_repeats:  # (0: not measured, for the tests)
             report["startup"]["nbmerge"] = startup(imports["nbmerge"], envs["nbmerge"], startup_repeats)
@@ -971,7 +971,7 @@ def findings(report: dict) -> list[str]:
             if report.get("floor_s") else f"Bandwidth: {nb['bandwidth_fraction']:.1%} of the copy limit.")
         out.append(
             "How: elementwise methods (task arithmetic, averaging, TIES, DARE, and every method's non-matrix "
-            "tensors) run slice by slice (`nbmerge.walker`, `ModelView.chunks`): each input tensor is read where the "
+            "tensors) run slice by slice (`nbmerge.engine.walker`, `ModelView.chunks`): each input tensor is read where the "
             "checkpoint's pages are (a memory map, no copy; the next tensor's pages are read ahead while this one "
             "merges), converted to float32 in slices of 2¹⁶ entries into reused buffers that stay in the CPU's cache, "
             "and the subtraction, the kernel, the scaling and the rounding run on those slices: each input byte is "

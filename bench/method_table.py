@@ -96,7 +96,7 @@ def _peer_cell(rows: list[tuple[str, Optional[float], float]]) -> tuple[str, str
 
 def table() -> str:
     import nbmerge.methods  # noqa: F401 - registers every method
-    from nbmerge.registry import all_methods
+    from nbmerge.engine.registry import all_methods
 
     peers = peer_rows()
     lines = ["| method | data needed | result | LoRA experts | checked against | peer time / nbmerge time |",
@@ -133,7 +133,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if not args.write:
         print(table(), end="")
         return 0
-    from nbmerge.io import atomic_write_text
+    from nbmerge.engine.io import atomic_write_text
 
     readme = ROOT / "README.md"
     text = readme.read_text()

@@ -12,7 +12,7 @@ from typing import Any, Callable, Optional
 
 import torch
 
-from nbmerge.io import atomic_write_text
+from nbmerge.engine.io import atomic_write_text
 
 
 def machine() -> dict:

@@ -9,10 +9,10 @@ __version__ = "0.1.0"
 
 _PUBLIC = {
     "CheckpointError": "errors", "MethodError": "errors", "NbmergeError": "errors", "NumericalError": "errors",
-    "load_state_dict": "io", "save_state_dict": "io", "write_tensors": "io",
-    "merge": "merging", "merge_to_file": "merging", "merge_to_folder": "merging",
+    "load_state_dict": "engine.io", "save_state_dict": "engine.io", "write_tensors": "engine.io",
+    "merge": "engine.merging", "merge_to_file": "engine.merging", "merge_to_folder": "engine.merging",
     "all_methods": "methods", "get_method": "methods",
-    "WalkOptions": "walker", "task_vectors": "walker",
+    "WalkOptions": "engine.walker", "task_vectors": "engine.walker",
 }
 
 __all__ = sorted(_PUBLIC)

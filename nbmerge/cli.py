@@ -10,7 +10,7 @@ import sys
 import time
 import warnings
 
-from . import walk_options
+from .engine import walk_options
 from .errors import NbmergeError
 from .params import parse_pairs
 from .pools.kinds import pool_patterns
@@ -86,7 +86,7 @@ def cmd_methods(args) -> int:
 def _recipe_from_args(args):
     """The merge the command line describes: a ``--config`` recipe (``--out`` may override its output), or the
     flags."""
-    from .recipe import Recipe, load_recipe
+    from .engine.recipe import Recipe, load_recipe
 
     if args.config:
         given = [flag for flag, value in (("--method", args.method), ("--base", args.base), ("--experts", args.experts),
@@ -134,21 +134,21 @@ def cmd_merge(args) -> int:
     _huge_pages()
     import torch
 
-    from .hf import is_folder_output
-    from .merging import merge_to_file, merge_to_folder
-    from .recipe import DTYPES
-    from .walker import WalkOptions
+    from .engine.hf import is_folder_output
+    from .engine.merging import merge_to_file, merge_to_folder
+    from .engine.recipe import DTYPES
+    from .engine.walker import WalkOptions
 
     recipe = _recipe_from_args(args)
     if args.config:  # the recipe is an input too: never the output, nor inside a folder the output replaces
-        from .io import check_not_an_input
+        from .engine.io import check_not_an_input
 
         check_not_an_input(recipe.out, [args.config], what="the output")
         real_out, real_config = os.path.realpath(recipe.out), os.path.realpath(args.config)
         if real_config == real_out or real_config.startswith(real_out.rstrip(os.sep) + os.sep):
             raise NbmergeError(f"the output {recipe.out} would overwrite the recipe {args.config}: choose another "
                                "output path")
-    from .pairing import check_pairing
+    from .engine.pairing import check_pairing
 
     for flag, stats in (("--grams", recipe.grams), ("--fishers", recipe.fishers)):
         for note in check_pairing(recipe.experts, stats, flag):  # refused here when the recorded tasks contradict
@@ -250,7 +250,7 @@ def cmd_perplexity(args) -> int:
     import json
 
     from .device import resolve_device
-    from .lm_evaluation import perplexity
+    from .evaluate.lm_evaluation import perplexity
 
     result = perplexity(args.model, args.text, args.max_length, args.stride, resolve_device(args.device))
     print(json.dumps(result) if args.json else
@@ -263,7 +263,7 @@ def cmd_lm_eval(args) -> int:
     import json
 
     from .device import resolve_device
-    from .lm_evaluation import harness
+    from .evaluate.lm_evaluation import harness
 
     result = harness(args.model, args.tasks.split(","), resolve_device(args.device), args.batch_size, args.limit)
     print(json.dumps(result.get("results", result), indent=1, default=str))
@@ -274,7 +274,7 @@ def cmd_eval(args) -> int:
     import json
 
     from .device import resolve_device
-    from .io import load_state_dict
+    from .engine.io import load_state_dict
     from .pools.zoo import load_zoo
 
     device = resolve_device(args.device)
@@ -301,7 +301,7 @@ def _finite_model(state: dict, name: str) -> dict:
 def cmd_stats(args) -> int:
     from pathlib import Path
 
-    from .io import load_state_dict, save_state_dict
+    from .engine.io import load_state_dict, save_state_dict
     from .pools.zoo import collect_grams, load_zoo
 
     if args.n <= 0:
@@ -349,7 +349,7 @@ def cmd_adamerging(args) -> int:
     from pathlib import Path
 
     from .device import resolve_device
-    from .io import check_output_file
+    from .engine.io import check_output_file
     from .pools.zoo import load_zoo
     from .tune.adamerging import AdaMergingSettings, learn_on_zoo
 
@@ -382,7 +382,7 @@ def cmd_localize(args) -> int:
     from pathlib import Path
 
     from .device import resolve_device
-    from .io import check_output_file
+    from .engine.io import check_output_file
     from .pools.zoo import load_zoo
     from .tune.localize import LocalizeSettings, learn_on_zoo
 
@@ -412,7 +412,7 @@ def cmd_bmm_search(args) -> int:
     if args.out:
         from pathlib import Path
 
-        from .io import check_output_file
+        from .engine.io import check_output_file
 
         check_output_file(Path(args.out))  # before searching, not after
     if args.log and os.path.isdir(args.log):  # the log is appended to (and read to resume): it is one file
@@ -494,7 +494,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--grams", nargs="+", help="per-expert input Grams (XᵀX per linear weight key)")
     p.add_argument("--fishers", nargs="+", help="per-expert diagonal Fisher files (same keys as the model)")
     p.add_argument("--seed", type=_seed, default=None, help="seed of every random step (DARE's drop masks)")
-    walk_options.add_arguments(p)   # --matrix-rule, --qkv, --fallback, --exclude ... (nbmerge.walk_options)
+    walk_options.add_arguments(p)   # --matrix-rule, --qkv, --fallback, --exclude ... (nbmerge.engine.walk_options)
     p.add_argument("--max-shard-size", default=None,
                    help="e.g. 2G, 500MB, 2GiB (binary units): write shards plus an index above this (DIR/ outputs: "
                         "default 5G)")

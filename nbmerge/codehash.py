@@ -6,8 +6,8 @@ not mtimes, not where the package is installed, not ``.pyc`` files (only ``.py``
 computed once per process.
 
 The set is the whole package except the modules that only *read* cached results and never compute one
-(:data:`EXCLUDED`): the report pipeline (``report/``), the verdict and claim logic (``claims.py``,
-``verdicts.py``, the notebooks' ``*_claims.py`` and ``claims.py``) and their figures (``*_figures.py``,
+(:data:`EXCLUDED`): the report pipeline (``report/``), the verdict and claim logic (``evaluate/claims.py``,
+``evaluate/verdicts.py``, the notebooks' ``*_claims.py`` and ``claims.py``) and their figures (``*_figures.py``,
 ``figures.py``). Everything else can change a merge or its evaluation (the methods and their kernels, the walker,
 solvers, models, tasks, the evaluator, ``protocol``, the tuning and the experiments' own merge code), so it is in.
 A file edit that cannot change a result (a docstring) still changes the fingerprint: a cache then recomputes once,
@@ -27,8 +27,8 @@ PACKAGE = Path(__file__).resolve().parent
 # relative paths (POSIX, fnmatch patterns) of modules that only read cached results
 EXCLUDED = (
     "report/*",
-    "claims.py",
-    "verdicts.py",
+    "evaluate/claims.py",
+    "evaluate/verdicts.py",
     "experiments/*_claims.py",
     "experiments/*_figures.py",
     "experiments/*/claims.py",

@@ -16,7 +16,7 @@ from typing import Optional, Union
 
 import torch
 
-from .io import StateDict, load_state_dict, save_state_dict
+from .engine.io import StateDict, load_state_dict, save_state_dict
 
 #: the modules a Llama adapter targets in the tests, and a GPT-2 one (Conv1D layers, stored (in, out))
 LLAMA_TARGETS = ("q_proj", "v_proj", "down_proj")

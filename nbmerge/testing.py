@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .io import StateDict
+from .engine.io import StateDict
 
 
 def openclip_vit_shapes(width: int = 16, layers: int = 2, patch: int = 4, grid: int = 4, output_dim: int = 8,

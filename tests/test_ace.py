@@ -8,9 +8,9 @@ import torch
 import nbmerge
 from bench.peers import ace_official as peer
 from nbmerge.cli import main
-from nbmerge.diagnostics import ace_diagnostics
+from nbmerge.evaluate.diagnostics import ace_diagnostics
 from nbmerge.errors import MethodError, NumericalError
-from nbmerge.io import load_state_dict, save_state_dict
+from nbmerge.engine.io import load_state_dict, save_state_dict
 from nbmerge.methods.ace import PAPER_EPS, ace_matrix, ace_system, heterogeneity, refinement_rank
 from nbmerge.methods.regmean import regmean_matrix
 from nbmerge.testing import openclip_vit_shapes, random_experts, random_model

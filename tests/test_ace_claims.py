@@ -9,7 +9,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from nbmerge import diagnostics, protocol
+from nbmerge.evaluate import diagnostics, protocol
+from nbmerge.tune import alpha_tuning
 from nbmerge.errors import NbmergeError
 from nbmerge.experiments import ace, ace_claims
 from nbmerge.methods.ace import CODE_EPS
@@ -49,7 +50,7 @@ def same_labels(p, accuracy, seed):
 
 def run(label, test, val=0.5, experts="zoo", alpha=1.0, more=()):
     """A Run at one seed, or at several when ``more`` gives the other seeds' test predictions."""
-    tuned = protocol.Tuned({"method": label}, alpha, [{"alpha": alpha, "val_accuracy": val}])
+    tuned = alpha_tuning.Tuned({"method": label}, alpha, [{"alpha": alpha, "val_accuracy": val}])
     seeds = [(0, tuned, test)] + [(k + 1, tuned, t) for k, t in enumerate(more)]
     return ace.Run(label, label, {}, experts, tuned, test, test.summary(EXPERT), EXPERT, seeds)
 
@@ -78,7 +79,7 @@ def test_ace_recipes_are_canonical_so_other_notebooks_share_them():
 def test_config_is_built_from_the_notebook_and_checked():
     config = notebook_config(ace.AceConfig, NOTEBOOKS / "10_ace.ipynb")
     assert config.suite == "text8" and config.suites == ("text8",) and config.val_examples == 50
-    assert config.eps == 1e-5 and config.scale_grid == protocol.SCALE_GRID
+    assert config.eps == 1e-5 and config.scale_grid == alpha_tuning.SCALE_GRID
     assert config.seeds == (0, 1, 2) and config.ablation_seeds == 1 and config.timing_repeats >= 5
     assert not hasattr(config, "ablation_grid")   # one α grid for every model of the notebook
     with pytest.raises(NbmergeError, match="scale_grid"):
@@ -215,15 +216,15 @@ def test_merge_timing_interleaves_rounds_then_is_read_back(tmp_path, tiny, monke
     lab = ace.Lab(SimpleNamespace(suite="tiny"), cache, {}, models=(base, experts))
     config = config_of(wudi_steps=2, timing_repeats=3)
     order = []
-    import nbmerge.merging
+    import nbmerge.engine.merging
 
-    real = nbmerge.merging.merge
+    real = nbmerge.engine.merging.merge
 
     def spy(method, *args, **kwargs):
         order.append(method)
         return real(method, *args, **kwargs)
 
-    monkeypatch.setattr(sys.modules["nbmerge.merging"], "merge", spy)
+    monkeypatch.setattr(sys.modules["nbmerge.engine.merging"], "merge", spy)
     first = ace.merge_timing(lab, config, log=lambda *_: None)
     assert set(first["seconds"]) == {"ace", "tsv", "wudi"} and not first["cached"]
     assert all(len(v["samples"]) == 3 for v in first["seconds"].values()) and len(first["rounds"]) == 3
@@ -233,7 +234,7 @@ def test_merge_timing_interleaves_rounds_then_is_read_back(tmp_path, tiny, monke
     def no_merge(*args, **kwargs):
         raise AssertionError("a warm rerun must not merge again")
 
-    monkeypatch.setattr(sys.modules["nbmerge.merging"], "merge", no_merge)
+    monkeypatch.setattr(sys.modules["nbmerge.engine.merging"], "merge", no_merge)
     again = ace.merge_timing(lab, config, log=lambda *_: None)
     assert again["cached"] and again["seconds"] == first["seconds"]
 
@@ -348,13 +349,13 @@ def test_the_validation_table_marks_the_chosen_alpha_and_the_bootstrap_figure_dr
 
     from nbmerge.experiments import ace_figures
 
-    tuned = protocol.Tuned({"method": "x"}, 1.0, [{"alpha": 0.5, "val_accuracy": 0.4},
+    tuned = alpha_tuning.Tuned({"method": "x"}, 1.0, [{"alpha": 0.5, "val_accuracy": 0.4},
                                                   {"alpha": 1.0, "val_accuracy": 0.6}])
     assert ace_figures.validation_rows({"x": SimpleNamespace(tuned=tuned)}) == [
         {"method": "x", "α = 0.5": "40.0%", "α = 1": "<b>60.0%</b>"}]
     a = preds(0.8)
     b = same_labels(a, 0.6, 1)
-    from nbmerge import verdicts
+    from nbmerge.evaluate import verdicts
 
     point, draws, _ = verdicts.hierarchical_samples([verdicts.task_differences(a, b, EXPERT)])
     decision = verdicts.decide(point, draws)                 # the draws' 2.5% and 97.5% quantiles

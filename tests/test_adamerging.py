@@ -10,7 +10,7 @@ import torch
 from nbmerge import merge
 from nbmerge.cli import main
 from nbmerge.errors import MethodError, NbmergeError
-from nbmerge.io import load_state_dict, save_state_dict
+from nbmerge.engine.io import load_state_dict, save_state_dict
 from nbmerge.models.base import Head
 from nbmerge.methods.adamerging import Coefficients
 from nbmerge.tune.adamerging import AdaMergingSettings, batch_indices, learn_coefficients, learn_on_zoo

@@ -6,13 +6,13 @@ import pytest
 import torch
 
 import nbmerge
-from nbmerge.adapters import AdapterExpert, dense_expert
+from nbmerge.engine.adapters import AdapterExpert, dense_expert
 from nbmerge.errors import CheckpointError
-from nbmerge.io import DictSource, SafetensorsSource, as_source, load_state_dict, save_state_dict
-from nbmerge.linalg import LowRank
+from nbmerge.engine.io import DictSource, SafetensorsSource, as_source, load_state_dict, save_state_dict
+from nbmerge.engine.linalg import LowRank
 from nbmerge.lm_testing import GPT2_TARGETS, LLAMA_TARGETS, tiny_lm, write_lora
 from nbmerge.methods import all_methods
-from nbmerge.walker import WalkOptions, is_linear_weight
+from nbmerge.engine.walker import WalkOptions, is_linear_weight
 
 #: small settings for the slow-by-default methods (the comparison holds at any setting)
 QUICK = {"wudi": {"iters": 20}, "dare": {"p": 0.3, "seed": 3}}

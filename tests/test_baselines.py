@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from nbmerge.errors import MethodError
-from nbmerge.merging import merge
+from nbmerge.engine.merging import merge
 
 
 def _float_keys(base):
@@ -270,7 +270,7 @@ def emr_reference(base, experts):
 def test_emr_gives_one_model_per_task_as_defined(tiny):
     base, experts = tiny
     models = merge("emr", base, experts)
-    from nbmerge.taskaware import TaskModels
+    from nbmerge.engine.taskaware import TaskModels
 
     assert isinstance(models, TaskModels) and len(models) == len(experts) and len(models.info["rescalers"]) == 3
     for got, expected in zip(models, emr_reference(base, experts)):
@@ -303,8 +303,9 @@ def test_tsv_c_keeps_each_tasks_top_singular_directions(tiny):
 
 def test_a_task_aware_merge_is_evaluated_task_by_task(tiny):
     """The trial cache's evaluation loads task t's own model for task t's data, and α scales each model."""
-    from nbmerge.protocol import evaluate_predictions, scaled
-    from nbmerge.taskaware import TaskModels
+    from nbmerge.evaluate.protocol import evaluate_predictions
+    from nbmerge.tune.alpha_tuning import scaled
+    from nbmerge.engine.taskaware import TaskModels
 
     base, experts = tiny
     models = merge("emr", base, experts)
@@ -329,7 +330,7 @@ def test_a_task_aware_merge_is_evaluated_task_by_task(tiny):
 
 def test_task_aware_outputs_are_one_folder_per_task(files_tiny, capsys):
     from nbmerge.cli import main
-    from nbmerge.io import load_state_dict
+    from nbmerge.engine.io import load_state_dict
 
     base_path, expert_paths, out_dir = files_tiny
     assert main(["merge", "--method", "emr", "--base", base_path, "--experts", *expert_paths, "--out",
@@ -347,7 +348,7 @@ def test_task_aware_outputs_are_one_folder_per_task(files_tiny, capsys):
 
 @pytest.fixture
 def files_tiny(tmp_path, tiny):
-    from nbmerge.io import save_state_dict
+    from nbmerge.engine.io import save_state_dict
 
     base, experts = tiny
     save_state_dict(base, tmp_path / "in" / "base.safetensors")

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from bench import mergekit as bm
-from nbmerge.io import SafetensorsSource
+from nbmerge.engine.io import SafetensorsSource
 
 
 @pytest.fixture(scope="module")

@@ -8,13 +8,13 @@ import torch
 import nbmerge
 from nbmerge.tune.timing import time_bmm_trials
 from nbmerge.cli import main
-from nbmerge.diagnostics import gram_alignment
-from nbmerge.io import load_state_dict, save_state_dict
+from nbmerge.evaluate.diagnostics import gram_alignment
+from nbmerge.engine.io import load_state_dict, save_state_dict
 from nbmerge.methods.bmm import bmm_matrix, residual_variance, run_anchor
-from nbmerge.modules import group_module_params, module_depth, module_groups, module_type
+from nbmerge.engine.modules import group_module_params, module_depth, module_groups, module_type
 from nbmerge.solvers.bmm import BMMSolver
 from nbmerge.testing import hf_clip_vision_shapes, openclip_vit_shapes, random_experts, random_model
-from nbmerge.walker import WalkOptions
+from nbmerge.engine.walker import WalkOptions
 
 ATOL = 1e-10
 IN_PROJ = "visual.transformer.resblocks.0.attn.in_proj_weight"
@@ -450,7 +450,7 @@ def test_an_unknown_layout_is_named_in_a_warning_and_merges_fully_with_module_ki
 
 
 def test_module_kinds_from_the_command_line_and_a_recipe(tmp_path, capsys):
-    from nbmerge.recipe import load_recipe
+    from nbmerge.engine.recipe import load_recipe
 
     model = torch.nn.Module()
     model.blocks = torch.nn.ModuleList([torch.nn.Module()])

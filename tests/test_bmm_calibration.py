@@ -1,7 +1,8 @@
-"""BMM claims B5a/B5b and B6/B6s (notebooks 21_bmm_calibration and 22_bmm_datafree): posterior draws through the trial cache
-on fakes (nbmerge.tune.bmm_posterior), temperature scaling and the ECE-difference bootstrap (nbmerge.calibration), the
-four outcomes on synthetic predictions (held, contradicted, inconclusive, not tested) (nbmerge.experiments.bmm_calibration, bmm_datafree), and both notebooks' steps
-end to end on the `micro` zoo with the configs their parameters cells declare (a second run recomputes nothing)."""
+"""BMM claims B5a/B5b and B6/B6s (notebooks 21_bmm_calibration and 22_bmm_datafree): posterior draws through the trial
+cache on fakes (nbmerge.tune.bmm_posterior), temperature scaling and the ECE-difference bootstrap
+(nbmerge.evaluate.calibration), the four outcomes on synthetic predictions (held, contradicted, inconclusive, not
+tested) (nbmerge.experiments.bmm_calibration, bmm_datafree), and both notebooks' steps end to end on the `micro` zoo
+with the configs their parameters cells declare (a second run recomputes nothing)."""
 
 import math
 import time
@@ -15,14 +16,16 @@ import torch
 
 from tests.fakes import FakeEvaluator as SharedFakeEvaluator
 
-from nbmerge import protocol
-from nbmerge import calibration
-from nbmerge.diagnostics import alignment_summary, gram_alignment_vs_chance, ratio_interval
+from nbmerge.evaluate import protocol
+from nbmerge.tune import alpha_tuning
+from nbmerge.evaluate import calibration
+from nbmerge.evaluate.diagnostics import alignment_summary, gram_alignment_vs_chance, ratio_interval
 from nbmerge.errors import NbmergeError
 from nbmerge.experiments import bmm_calibration, bmm_datafree, bmm_figures
-from nbmerge.metrics import expected_calibration_error
+from nbmerge.evaluate.metrics import expected_calibration_error
 from nbmerge.params import build_config, notebook_config
-from nbmerge.protocol import Predictions, TrialCache
+from nbmerge.evaluate.trialcache import TrialCache
+from nbmerge.evaluate.protocol import Predictions
 from nbmerge.tune import bmm_posterior, study
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -277,7 +280,7 @@ def test_box_edges_read_the_best_trial_against_the_bounds():
 
 
 def test_conjunction_of_parts():
-    from nbmerge import verdicts
+    from nbmerge.evaluate import verdicts
 
     held = verdicts.decide(1.0, interval=[0.5, 1.5], threshold=0.0)
     unsure = verdicts.decide(0.2, interval=[-0.5, 0.9], threshold=0.0)
@@ -552,7 +555,7 @@ def test_datafree_notebook_logic_on_micro(micro_cache):
     assert alignment_summary(rows)[-1]["module_type"] == "all"
     study = _micro_source_study(config, labs)
     assert len(study.runs) == 4 and [d["seed"] for d in study.decisions["task_arithmetic"]] == [0, 1]
-    assert all(info["alpha"] in protocol.SCALE_GRID for info in study.anchors["task_arithmetic"].values())
+    assert all(info["alpha"] in alpha_tuning.SCALE_GRID for info in study.anchors["task_arithmetic"].values())
     assert all(isinstance(r.summary["edges"], list) for r in study.runs)
     # the logs live under the trial cache, never in the working folder
     assert len(list((labs[0].cache.root / "bmm-logs").glob("task_arithmetic-*-seed*.jsonl"))) >= 4

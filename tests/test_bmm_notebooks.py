@@ -11,7 +11,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from nbmerge import metrics, protocol
+from nbmerge.evaluate import metrics, protocol
+from nbmerge.tune import alpha_tuning
 from nbmerge.errors import NbmergeError
 from nbmerge.experiments import bmm_benchmark, bmm_benchmark_claims, bmm_benchmark_figures, bmm_search
 from nbmerge.experiments.common import finish
@@ -56,7 +57,7 @@ def fake(correct: float, wrong_shift: int = 1, classes: int = 4, offset: float =
 
 
 def anchor_run(name, test, alpha=1.0):
-    tuned = protocol.Tuned({"method": name}, alpha, [{"alpha": alpha, "val_accuracy": test.mean_accuracy()}])
+    tuned = alpha_tuning.Tuned({"method": name}, alpha, [{"alpha": alpha, "val_accuracy": test.mean_accuracy()}])
     return AnchorRun(name, {}, tuned, test)
 
 
@@ -111,7 +112,7 @@ def test_seeded_accuracy_is_a_two_level_bootstrap():
 
 
 def test_combine_takes_the_least_favourable_part():
-    from nbmerge import verdicts
+    from nbmerge.evaluate import verdicts
     from nbmerge.experiments.bmm_common import combine
 
     held = verdicts.decide(2.0, interval=[1.0, 3.0])
@@ -491,7 +492,7 @@ def test_benchmark_notebook_steps_on_micro(micro_cache, tmp_path):
     for x in result.runs:
         anchor = result.anchors["regmean"][x.seed]
         assert x.anchor_run is anchor
-        assert anchor.alpha in protocol.SCALE_GRID and anchor.tuned.recipe["grams"] == protocol.gram_name(32, 0)
+        assert anchor.alpha in alpha_tuning.SCALE_GRID and anchor.tuned.recipe["grams"] == alpha_tuning.gram_name(32, 0)
         # BMM's prior is its own seed's α*-tuned anchor: the trial-cache entry of the anchor's test predictions
         assert x.tuning.settings["anchor_params"]["scale"] == anchor.alpha
         assert x.tuning.anchor_recipe == anchor.tuned.best

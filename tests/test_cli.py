@@ -11,7 +11,7 @@ import torch
 
 import nbmerge
 from nbmerge.cli import main
-from nbmerge.io import load_state_dict, save_state_dict
+from nbmerge.engine.io import load_state_dict, save_state_dict
 
 REPO = Path(__file__).resolve().parents[1]
 METHODS = ("average", "task_arithmetic", "ties", "dare", "tsv", "iso_c", "iso_cts", "regmean", "fisher", "wudi", "ace",
@@ -375,7 +375,7 @@ def test_grams_are_matched_to_experts_by_their_recorded_task(tmp_path, capsys):
     import torch
 
     from nbmerge.errors import NbmergeError
-    from nbmerge.merging import merge_to_file
+    from nbmerge.engine.merging import merge_to_file
 
     gen = torch.Generator().manual_seed(0)
     base = {"fc1.weight": torch.randn(4, 3, generator=gen)}
@@ -422,7 +422,7 @@ def test_near_misses_get_a_suggestion_and_loose_params_a_clear_error(tmp_path, c
 
 
 def test_one_expert_is_singular_and_a_configless_merge_folder_is_explained(tmp_path, capsys):
-    from nbmerge.lm_evaluation import _not_a_model_folder
+    from nbmerge.evaluate.lm_evaluation import _not_a_model_folder
 
     base = {"fc1.weight": torch.zeros(2, 2)}
     save_state_dict(base, tmp_path / "base.safetensors")

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from nbmerge.errors import CheckpointError
-from nbmerge.io import save_state_dict
+from nbmerge.engine.io import save_state_dict
 from nbmerge.models.clip_checkpoints import (
     extract_image_tower,
     hf_to_open_clip,

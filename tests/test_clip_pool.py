@@ -11,7 +11,7 @@ from PIL import Image
 
 import nbmerge
 from nbmerge.errors import CheckpointError, NbmergeError
-from nbmerge.io import load_state_dict
+from nbmerge.engine.io import load_state_dict
 from nbmerge.models import arch_from_dict
 from nbmerge.models.clip import ClipArchitecture
 from nbmerge.pools.clip import eval_transform, import_clip_pool

@@ -19,7 +19,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from nbmerge.extras import EXTRAS
-from nbmerge.io import load_state_dict, save_state_dict
+from nbmerge.engine.io import load_state_dict, save_state_dict
 from nbmerge.testing import openclip_vit_shapes, random_experts, random_model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -122,7 +122,7 @@ def test_nbmerge_merge_runs_on_the_core_install(models, method):
 
 
 def test_the_python_api_runs_on_the_core_install(models):
-    code = ("import nbmerge\nfrom nbmerge.io import load_state_dict\n"
+    code = ("import nbmerge\nfrom nbmerge.engine.io import load_state_dict\n"
             "base = load_state_dict('base.safetensors')\n"
             "experts = [load_state_dict(f'e{i}.safetensors') for i in range(3)]\n"
             "out = nbmerge.merge('ties', base, experts, {'scale': 0.5})\n"

@@ -284,7 +284,7 @@ class _Evaluator:
 
 
 def test_the_trial_cache_computes_a_key_once_under_concurrent_workers(tmp_path):
-    from nbmerge.protocol import TrialCache
+    from nbmerge.evaluate.trialcache import TrialCache
 
     calls = []
 

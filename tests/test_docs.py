@@ -88,7 +88,7 @@ def test_the_readme_method_table_is_generated_from_the_registry_and_the_peer_rep
     from bench.method_table import block, readme_block
 
     import nbmerge.methods  # noqa: F401
-    from nbmerge.registry import all_methods
+    from nbmerge.engine.registry import all_methods
 
     current = readme_block((REPO / "README.md").read_text())
     assert current is not None, "README.md lost its method-table markers"

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from nbmerge.verdicts import decide
+from nbmerge.evaluate.verdicts import decide
 import torch
 
-from nbmerge import interference
+from nbmerge.evaluate import interference
 from nbmerge.errors import NbmergeError
 from nbmerge.experiments import tour
 from nbmerge.experiments.common import Claim, claim, finish
@@ -84,7 +84,7 @@ def test_finish_writes_metrics(tmp_path, capsys):
 # (the ACE notebook's verdicts are tested in tests/test_ace_claims.py)
 
 def test_variant_experts_reproduce_the_zoo_and_differ_when_asked(micro_cache):
-    from nbmerge.io import load_state_dict
+    from nbmerge.engine.io import load_state_dict
     from nbmerge.pools.zoo import load_zoo, variant_experts
 
     zoo = load_zoo("micro", micro_cache)

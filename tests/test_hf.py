@@ -7,10 +7,10 @@ import pytest
 import torch
 
 import nbmerge
-from nbmerge import hf
+from nbmerge.engine import hf
 from nbmerge.cli import _size, main
 from nbmerge.errors import CheckpointError, NbmergeWarning
-from nbmerge.io import ShardedWriter, load_state_dict
+from nbmerge.engine.io import ShardedWriter, load_state_dict
 from nbmerge.lm_testing import LLAMA_TARGETS, lm_experts, tiny_lm, write_lora
 
 
@@ -148,7 +148,7 @@ def test_an_interrupted_merge_leaves_no_folder(lm, tmp_path, monkeypatch, capsys
         return original(*args, **kwargs)
 
     if where == "shards":  # the writer's second write: a shard's header or a tensor's bytes
-        import nbmerge.io as io
+        import nbmerge.engine.io as io
 
         original = io._write_all
         monkeypatch.setattr(io, "_write_all", fail)

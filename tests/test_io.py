@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import nbmerge
-from nbmerge.io import SafetensorsSource, ShardedWriter, load_state_dict, save_state_dict, write_tensors
+from nbmerge.engine.io import SafetensorsSource, ShardedWriter, load_state_dict, save_state_dict, write_tensors
 
 SHARD_NAME = re.compile(r"^merged-(\d{5})-of-(\d{5})\.safetensors$")
 

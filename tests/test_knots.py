@@ -7,7 +7,7 @@ import torch
 
 import nbmerge
 from nbmerge.errors import MethodError
-from nbmerge.io import load_state_dict
+from nbmerge.engine.io import load_state_dict
 from nbmerge.lm_testing import LLAMA_TARGETS, tiny_lm, write_lora
 
 

@@ -162,7 +162,7 @@ def test_a_pool_is_imported_once_and_the_cli_imports_it(tmp_path, capsys):
 
 
 def test_perplexity_scores_every_token_once_with_a_window_of_context(tmp_path):
-    from nbmerge.lm_evaluation import perplexity
+    from nbmerge.evaluate.lm_evaluation import perplexity
     from nbmerge.lm_testing import tiny_lm, tiny_tokenizer
 
     folder = tiny_lm(tmp_path / "lm")
@@ -193,7 +193,7 @@ def test_perplexity_scores_every_token_once_with_a_window_of_context(tmp_path):
     with pytest.raises(NbmergeError, match="only pytorch_model.bin"):
         perplexity(pickled, text)
     # a model with a NaN weight: refused, naming it (it used to print a perplexity of nan and exit 0)
-    from nbmerge.io import load_state_dict, save_state_dict
+    from nbmerge.engine.io import load_state_dict, save_state_dict
 
     weights = next(folder.glob("*.safetensors"))
     state = load_state_dict(weights)

@@ -10,7 +10,7 @@ import torch
 from nbmerge import merge
 from nbmerge.cli import main
 from nbmerge.errors import MethodError, NbmergeError
-from nbmerge.io import load_state_dict, save_state_dict
+from nbmerge.engine.io import load_state_dict, save_state_dict
 from nbmerge.methods.localize_stitch import Masks, stitch
 from nbmerge.tune.localize import LocalizeSettings, epoch_order, k_shot, learn_mask, learn_masks
 

@@ -11,7 +11,7 @@ from nbmerge.methods.ties import ties_kernel, topk_threshold
 from nbmerge.methods.tsv import tsv_matrix
 from nbmerge.methods.wudi import wudi_matrix
 from nbmerge.methods.wudi_closed_form import wudi_closed_form_matrix
-from nbmerge.walker import WalkOptions
+from nbmerge.engine.walker import WalkOptions
 
 ATOL = 1e-10
 
@@ -279,7 +279,7 @@ def test_gram_path_tsv_is_at_least_as_accurate_as_float32_lapack(shape):
 
 
 def test_top_singular_and_polar_fall_back_to_the_svd_on_rank_deficient_input():
-    from nbmerge.linalg import polar_factor, top_singular
+    from nbmerge.engine.linalg import polar_factor, top_singular
 
     gen = torch.Generator().manual_seed(3)
     low_rank = torch.randn(20, 2, generator=gen, dtype=torch.float64) @ torch.randn(2, 10, generator=gen,
@@ -344,7 +344,7 @@ def test_global_thresholds_equal_the_flattened_models_order_statistic(density):
     """The radix selection of TIES' threshold gives topk_threshold's value on the flattened model, with tied
     magnitudes, zeros, signs and float64 task vectors."""
     from nbmerge.methods.ties import global_thresholds
-    from nbmerge.walker import ModelView, WalkOptions
+    from nbmerge.engine.walker import ModelView, WalkOptions
 
     generator = torch.Generator().manual_seed(3)
     base = {"a": torch.zeros(40, 30, dtype=torch.float64), "b": torch.zeros(1000, dtype=torch.float64),

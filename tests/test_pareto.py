@@ -351,7 +351,7 @@ def test_the_notebook_parameters_cell_is_the_only_place_of_defaults():
 
 def _predictions(correct_by_task, classes=4, seed=0):
     """Predictions whose argmax is right exactly where ``correct_by_task[task]`` is True."""
-    from nbmerge.protocol import Predictions
+    from nbmerge.evaluate.protocol import Predictions
 
     rng = np.random.default_rng(seed)
     logits, labels = {}, {}
@@ -459,7 +459,7 @@ def test_a_collapsed_mixture_is_detected_and_not_tested():
 
 def test_p3_is_decided_on_medians_of_interleaved_timings():
     from nbmerge.experiments.pareto import ParetoConfig, p3_claim
-    from nbmerge.verdicts import OUTCOMES
+    from nbmerge.evaluate.verdicts import OUTCOMES
 
     config = _config(**{**SMOKE, "tasks": ("digits", "hebrew")})
 
@@ -499,7 +499,7 @@ def _forbid(monkeypatch, module, *names):
 
 
 def test_posteriors_are_cached_journal_checked_and_deterministic(micro, monkeypatch):
-    from nbmerge.io import load_state_dict
+    from nbmerge.engine.io import load_state_dict
     from nbmerge.pools import posteriors
 
     settings = posteriors.IvonSettings(steps=3)
@@ -533,7 +533,7 @@ def test_posteriors_are_cached_journal_checked_and_deterministic(micro, monkeypa
 
 
 def test_multitask_vertex_is_single_task_fine_tuning(micro):
-    from nbmerge.io import load_state_dict
+    from nbmerge.engine.io import load_state_dict
     from nbmerge.models.base import encoder_state_dict
     from nbmerge.pools import posteriors
     from nbmerge.pools.train import finetune
@@ -568,11 +568,11 @@ def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
     import matplotlib
 
     matplotlib.use("Agg")
-    from nbmerge import protocol
+    from nbmerge.evaluate import protocol
     from nbmerge.experiments import pareto as experiment
     from nbmerge.experiments.pareto import fronts, runs
     from nbmerge.experiments.common import finish
-    from nbmerge.io import jsonable
+    from nbmerge.engine.io import jsonable
     from nbmerge.pools import posteriors
     from nbmerge.tune.study import open_lab
 
@@ -614,7 +614,7 @@ def test_notebook_logic_end_to_end_on_micro(micro_cache, tmp_path, monkeypatch):
             r = np.array([rec["responsibilities"] for rec in records])
             assert r.shape == (len(result["alphas"]), len(result["tasks"]), 2) and np.allclose(r.sum(-1), 1)
         assert len(experiment.responsibility_rows(result)) == 2 * len(result["alphas"]) * len(result["tasks"])
-    from nbmerge.verdicts import OUTCOMES
+    from nbmerge.evaluate.verdicts import OUTCOMES
 
     assert [c.id for c in claims] == ["P1a", "P1b", "P2", "P3"]
     assert all(c.verdict in OUTCOMES and c.evidence and c.suite == "micro" and c.decision is not None

@@ -7,9 +7,11 @@ import pytest
 import torch
 
 import nbmerge
-from nbmerge import protocol
+from nbmerge.evaluate import protocol
+from nbmerge.tune import alpha_tuning
 from nbmerge.errors import NbmergeError
-from nbmerge.protocol import Predictions, TrialCache
+from nbmerge.evaluate.trialcache import TrialCache
+from nbmerge.evaluate.protocol import Predictions
 
 # ------------------------------------------------------------------------------------- α is a global multiplier
 
@@ -24,7 +26,7 @@ def test_every_method_is_linear_in_its_scale(tiny64, method, params):
     one = nbmerge.merge(method, base, experts, {**params, "scale": 1.0})
     for alpha in (0.3, 2.5):
         direct = nbmerge.merge(method, base, experts, {**params, "scale": alpha})
-        rescaled = protocol.scaled(base, one, alpha)
+        rescaled = alpha_tuning.scaled(base, one, alpha)
         for key in base:
             assert torch.allclose(direct[key], rescaled[key], rtol=1e-9, atol=1e-12), (method, key, alpha)
 
@@ -82,12 +84,12 @@ def test_tune_scale_merges_once_and_chooses_on_validation(tmp_path):
         calls.append(1)
         return {"shift": torch.tensor(1.0)}
 
-    tuned = protocol.tune_scale(cache, {"method": "m", "params": {}}, merge_fn, base, grid=(0.5, 1.0, 4.0))
+    tuned = alpha_tuning.tune_scale(cache, {"method": "m", "params": {}}, merge_fn, base, grid=(0.5, 1.0, 4.0))
     assert len(calls) == 1
     assert tuned.alpha == 4.0  # the largest shift separates the true class best
     assert [r["alpha"] for r in tuned.curve] == [0.5, 1.0, 4.0]
     with pytest.raises(NbmergeError, match="scale"):
-        protocol.tune_scale(cache, {"method": "m", "params": {"scale": 1.0}}, merge_fn, base)
+        alpha_tuning.tune_scale(cache, {"method": "m", "params": {"scale": 1.0}}, merge_fn, base)
 
 
 def test_val_subset_is_seeded_and_leaves_test_whole(micro_cache):
@@ -134,7 +136,7 @@ def test_paired_difference_identical_models_is_zero_with_full_agreement():
 def test_compare_held_contradicted_and_not_tested():
     """A beats B through verdicts.compare (one seed): held above 0, contradicted below; at chance or collapsed,
     not tested whatever the interval says; normalisation by the experts' accuracy scales the difference."""
-    from nbmerge import verdicts
+    from nbmerge.evaluate import verdicts
 
     n = 400
     rng = np.random.default_rng(5)
@@ -158,7 +160,7 @@ def test_compare_held_contradicted_and_not_tested():
 
 
 def test_equivalence_needs_the_whole_interval_inside_the_margin():
-    from nbmerge import verdicts
+    from nbmerge.evaluate import verdicts
 
     rng = np.random.default_rng(7)
     base = {t: rng.random(3000) < 0.7 for t in "ab"}

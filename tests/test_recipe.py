@@ -6,8 +6,8 @@ import torch
 import yaml
 
 from nbmerge.cli import main
-from nbmerge.io import load_state_dict, save_state_dict
-from nbmerge.merging import merge
+from nbmerge.engine.io import load_state_dict, save_state_dict
+from nbmerge.engine.merging import merge
 
 
 @pytest.fixture
@@ -87,7 +87,7 @@ def test_yaml_aliases_are_refused_and_errors_stay_short(tmp_path):
     import time
 
     from nbmerge.errors import NbmergeError
-    from nbmerge.recipe import load_recipe
+    from nbmerge.engine.recipe import load_recipe
 
     bomb = ["a: &a [x, x, x, x, x, x, x, x, x]"]
     bomb += [f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 9) + "]" for i in range(8)]

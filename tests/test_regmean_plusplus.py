@@ -10,7 +10,7 @@ import torch
 
 import nbmerge
 from nbmerge.errors import MethodError
-from nbmerge.io import load_state_dict, save_state_dict
+from nbmerge.engine.io import load_state_dict, save_state_dict
 from nbmerge.pools.sequential import encoder_blocks, record_sequential
 
 

@@ -21,8 +21,8 @@ import torch
 import nbmerge.pools.zoo as build
 from nbmerge.cli import main
 from nbmerge.errors import CacheError, NbmergeError, ParameterError
-from nbmerge.io import load_state_dict, save_state_dict
-from nbmerge.merging import merge
+from nbmerge.engine.io import load_state_dict, save_state_dict
+from nbmerge.engine.merging import merge
 from nbmerge.pools.store import link_file
 from nbmerge.pools.zoo import build_zoo, info, load_zoo, suite_dir
 from nbmerge.report import pipeline
@@ -174,7 +174,7 @@ def test_an_output_folder_named_in_bytes_that_are_not_utf8_is_written(files, tmp
 def test_a_full_disk_is_one_line_and_leaves_nothing(files, capsys, monkeypatch):
     """safetensors reports a full disk as its own error type ("I/O error: No space left on device (os error 28)"):
     it was a traceback. Simulated: the writer fills part of the file, then the OS refuses."""
-    import nbmerge.io as io
+    import nbmerge.engine.io as io
 
     def full(tensors, path, metadata=None):
         Path(path).write_bytes(b"\0" * 100)
@@ -553,7 +553,7 @@ def test_an_invalid_exclude_regex_is_an_error(files, capsys):
 
 def test_ctrl_c_during_a_merge_leaves_nothing_and_exits_130(files, capsys, monkeypatch):
     """Ctrl-C during a merge used to print a KeyboardInterrupt traceback; no partial output may remain."""
-    import nbmerge.io as io
+    import nbmerge.engine.io as io
 
     calls = []
 

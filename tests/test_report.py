@@ -21,7 +21,7 @@ GOOD_CELLS = [
              "fig, ax = plt.subplots()\nax.plot([0, 1], [0, scale])\n"
              "figure(fig, 'a straight line from (0, 0) to (1, scale): the scale parameter as a slope')"),
     ("code", "from nbmerge.experiments.common import claim, finish\n"
-             "from nbmerge.verdicts import decide\n"
+             "from nbmerge.evaluate.verdicts import decide\n"
              "claims = [claim('twice one is two', 'arithmetic', decide(2.0, interval=[1.5, 2.5], threshold=1.0),\n"
              "                'computed', id='X1'),\n"
              "          claim('the answer is untested', 'nowhere', None, 'no data', id='X2')]\n"
@@ -322,7 +322,7 @@ EVIL = "alpha<img src=x onerror=\"document.title='pwned'\"><script>document.titl
 EVIL_CELLS = [
     ("parameters", 'smoke = False\nlabel = "x"'),
     ("code", "from nbmerge.experiments.common import claim, finish, table\n"
-             "from nbmerge.verdicts import decide\n"
+             "from nbmerge.evaluate.verdicts import decide\n"
              "display(table([{'expert': label, 'accuracy': 0.5}], caption=f'experts of {label}'))\n"
              "claims = [claim(f'{label} beats the base', label, decide(1.0, interval=[0.5, 1.5], threshold=0.0),\n"
              "                label, id='E1')]\n"

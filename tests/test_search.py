@@ -300,10 +300,10 @@ def test_objective_refuses_the_test_split(micro):
 def test_tune_bmm_end_to_end_is_honest(micro, tmp_path, grams):
     from nbmerge import merge
     from nbmerge.pools.zoo import expert_grams, load_models
-    from nbmerge.io import load_state_dict
-    from nbmerge.modules import group_module_params, module_groups
+    from nbmerge.engine.io import load_state_dict
+    from nbmerge.engine.modules import group_module_params, module_groups
     from nbmerge.tune.bmm import merge_params, time_trial, tune_bmm
-    from nbmerge.walker import WalkOptions
+    from nbmerge.engine.walker import WalkOptions
 
     log, out = tmp_path / "bmm.jsonl", tmp_path / "bmm.safetensors"
     result = tune_bmm(micro, "task_arithmetic", anchor_params={"scale": 0.3}, grams=grams, budget=4, seed=0,

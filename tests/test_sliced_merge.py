@@ -1,4 +1,4 @@
-"""The elementwise path (nbmerge.walker: ModelView.chunks, _merge_sliced): task arithmetic, averaging, TIES, DARE
+"""The elementwise path (nbmerge.engine.walker: ModelView.chunks, _merge_sliced): task arithmetic, averaging, TIES, DARE
 and every fallback tensor merged slice by slice from the checkpoints' own pages give the bits of the whole-tensor
 path, whatever the slice size; DARE's masks drawn slice by slice (and replayed from bits) are dare_drop's; TIES's
 faster masks keep the reference's products, signed zeros included; zero-copy views of safetensors files."""
@@ -9,14 +9,14 @@ import warnings
 import pytest
 import torch
 
-from nbmerge import walker
+from nbmerge.engine import walker
 from nbmerge.cli import main
 from nbmerge.errors import CheckpointError, NumericalError
-from nbmerge.io import SafetensorsSource, save_state_dict
-from nbmerge.merging import merge
+from nbmerge.engine.io import SafetensorsSource, save_state_dict
+from nbmerge.engine.merging import merge
 from nbmerge.methods.dare import dare_drop, dare_stream
 from nbmerge.methods.ties import _ties_entries
-from nbmerge.walker import WalkOptions
+from nbmerge.engine.walker import WalkOptions
 
 SHAPES = {"emb.weight": (300, 16), "a.weight": (37, 29), "a.bias": (37,), "b.weight": (5, 3), "e.weight": (0, 4),
           "scalar": (), "steps": (3,)}

@@ -9,7 +9,7 @@ import torch
 
 import nbmerge
 from nbmerge.cli import main
-from nbmerge.io import load_state_dict
+from nbmerge.engine.io import load_state_dict
 from nbmerge.models.base import features
 from nbmerge.models.minilm import LinearGramRecorder, TextArchitecture, tokenize
 from nbmerge.pools.zoo import build_zoo, collect_grams, gram_sample, load_zoo, suites

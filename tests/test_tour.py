@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nbmerge import protocol
+from nbmerge.evaluate import protocol
+from nbmerge.tune import alpha_tuning
 from nbmerge.errors import NbmergeError
 from nbmerge.experiments import tour, tour_claims, tour_figures
 from nbmerge.params import notebook_config
@@ -42,9 +43,9 @@ def _first(share: float) -> dict[str, np.ndarray]:
     return {t: np.arange(N) < int(share * N) for t in TASKS}
 
 
-def _tuned(method: str, alpha: float, val: float) -> protocol.Tuned:
-    curve = [{"alpha": a, "val_accuracy": val if a == alpha else val - 0.1} for a in protocol.SCALE_GRID]
-    return protocol.Tuned(protocol.method_recipe(method), alpha, curve)
+def _tuned(method: str, alpha: float, val: float) -> alpha_tuning.Tuned:
+    curve = [{"alpha": a, "val_accuracy": val if a == alpha else val - 0.1} for a in alpha_tuning.SCALE_GRID]
+    return alpha_tuning.Tuned(alpha_tuning.method_recipe(method), alpha, curve)
 
 
 def _comparison(models: dict, seeds: int = 1) -> tour.Comparison:
@@ -288,11 +289,11 @@ def test_the_tour_on_micro_goes_through_the_trial_cache(micro_cache, monkeypatch
     for name, runs in first.runs.items():
         assert len(runs) == 2
         for (tuned, _), (again, _) in zip(runs, second.runs[name]):
-            assert [r["alpha"] for r in tuned.curve] == list(protocol.SCALE_GRID)
+            assert [r["alpha"] for r in tuned.curve] == list(alpha_tuning.SCALE_GRID)
             assert tuned.curve == again.curve and tuned.alpha == again.alpha
         assert runs[0][0].curve != runs[1][0].curve   # two validation subsets, two curves
         assert first.normalized(name) == second.normalized(name)
-    assert first.tuned["regmean"].recipe["grams"] == protocol.gram_name(16, 0)
+    assert first.tuned["regmean"].recipe["grams"] == alpha_tuning.gram_name(16, 0)
     assert first.tuned["ace"].recipe["params"] == {"eps": 1e-5}   # "ace" is 10_ace's headline configuration
     for seed, (tuned, _) in enumerate(first_bmm.runs["BMM data-free"]):
         assert tuned.recipe["params"]["anchor_params"] == {"scale": first.alphas("task_arithmetic")[seed]}

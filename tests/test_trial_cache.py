@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 import torch
 
-from nbmerge import codehash, protocol
+from nbmerge import codehash
 from nbmerge.errors import NbmergeWarning
-from nbmerge.protocol import TrialCache
+from nbmerge.evaluate.trialcache import TrialCache
 
 
 from tests.fakes import FakeEvaluator, FakeZoo  # noqa: E402
@@ -35,7 +35,7 @@ def _evaluate(cache):
     """Both models on test, through the cache, and the verdict "strong beats weak"."""
     preds = {r["method"]: cache.predictions(r, "test", lambda m=r["method"]: {"shift": SHIFTS[m]})
              for r in (STRONG, WEAK)}
-    from nbmerge import verdicts
+    from nbmerge.evaluate import verdicts
 
     return preds, verdicts.compare([(preds["strong"], preds["weak"])]).to_dict()
 
@@ -171,10 +171,11 @@ def test_the_entry_records_its_code_and_key(tmp_path):
 def _tiny_package(root):
     (root / "methods").mkdir(parents=True)
     (root / "report").mkdir()
+    (root / "evaluate").mkdir()
     (root / "__init__.py").write_text("VERSION = 1\n")
     (root / "methods" / "kernel.py").write_text("def merge(a, b):\n    return a + b\n")
     (root / "report" / "html.py").write_text("TITLE = 'x'\n")
-    (root / "claims.py").write_text("HELD = True\n")
+    (root / "evaluate" / "claims.py").write_text("HELD = True\n")
     return root
 
 
@@ -192,7 +193,7 @@ def test_the_fingerprint_is_stable_and_depends_on_content_and_relative_path_only
     (package / "methods" / "__pycache__").mkdir()
     (package / "methods" / "__pycache__" / "kernel.cpython-311.pyc").write_bytes(b"\0garbage")
     (package / "report" / "html.py").write_text("TITLE = 'y'\n")
-    (package / "claims.py").write_text("HELD = False\n")
+    (package / "evaluate" / "claims.py").write_text("HELD = False\n")
     assert codehash.fingerprint_of(package) == before
     # a kernel's content changes it; so does moving a file
     (package / "methods" / "kernel.py").write_text("def merge(a, b):\n    return a - b\n")
@@ -205,10 +206,11 @@ def test_the_fingerprint_is_stable_and_depends_on_content_and_relative_path_only
 
 def test_the_package_fingerprint_covers_the_kernels_and_the_evaluator_but_not_the_report():
     files = codehash.fingerprint_files()
-    for needed in ("protocol.py", "evaluation.py", "merging.py", "walker.py", "methods/ties.py", "tune/search.py",
+    for needed in ("evaluate/protocol.py", "evaluate/evaluation.py", "evaluate/trialcache.py", "engine/merging.py",
+                   "engine/walker.py", "methods/ties.py", "tune/search.py", "tune/alpha_tuning.py",
                    "pools/posteriors.py", "experiments/pareto/fronts.py"):
         assert needed in files, needed
-    for left in ("report/html.py", "claims.py", "verdicts.py", "experiments/tour_claims.py",
+    for left in ("report/html.py", "evaluate/claims.py", "evaluate/verdicts.py", "experiments/tour_claims.py",
                  "experiments/pareto/figures.py"):
         assert left not in files, left
 

@@ -1,16 +1,16 @@
-"""The four outcomes (nbmerge.verdicts): held / contradicted / inconclusive from one interval against the claim's
-threshold, not tested with a reason; the seeds × examples bootstrap; Holm across claims; claims that refuse a bare
-boolean; the index's check that an outcome follows from its numbers."""
+"""The four outcomes (nbmerge.evaluate.verdicts): held / contradicted / inconclusive from one interval against the
+claim's threshold, not tested with a reason; the seeds × examples bootstrap; Holm across claims; claims that refuse a
+bare boolean; the index's check that an outcome follows from its numbers."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from nbmerge import verdicts
-from nbmerge.claims import claim
+from nbmerge.evaluate import verdicts
+from nbmerge.evaluate.claims import claim
 from nbmerge.errors import NbmergeError
-from nbmerge.protocol import Predictions
+from nbmerge.evaluate.protocol import Predictions
 from nbmerge.report.html import claim_rows
 from nbmerge.report.pipeline import check_claim
 
@@ -126,7 +126,7 @@ def test_evaluator_views_keep_their_own_validation_subsets():
     holds one evaluator; a shared one left every seed on the last subset cut)."""
     import torch
 
-    from nbmerge.evaluation import Evaluator
+    from nbmerge.evaluate.evaluation import Evaluator
 
     ev = Evaluator.__new__(Evaluator)
     ev.task_names = ["a", "b"]

@@ -1,5 +1,5 @@
-"""The walk options (nbmerge.walk_options) are declared once: the ``WalkOptions`` fields give ``nbmerge merge`` its
-flags, a recipe its ``walk:`` keys, and the README's options table its rows."""
+"""The walk options (nbmerge.engine.walk_options) are declared once: the ``WalkOptions`` fields give ``nbmerge merge``
+its flags, a recipe its ``walk:`` keys, and the README's options table its rows."""
 
 import argparse
 import re
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from nbmerge import walk_options
+from nbmerge.engine import walk_options
 from nbmerge.errors import MethodError
-from nbmerge.walk_options import WalkOptions
+from nbmerge.engine.walk_options import WalkOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 NOT_WALK = {"--max-shard-size"}   # a README row of the same table that is an output option, not a walk option

@@ -7,11 +7,11 @@ import pytest
 import torch
 
 import nbmerge
-from nbmerge.io import save_state_dict
+from nbmerge.engine.io import save_state_dict
 from nbmerge.methods.tsv import tsv_matrix
 from nbmerge.testing import hf_clip_vision_shapes, random_experts, random_model
 from nbmerge.errors import MethodError
-from nbmerge.walker import ModelView, Rule, WalkOptions, walk_merge
+from nbmerge.engine.walker import ModelView, Rule, WalkOptions, walk_merge
 
 FC = "visual.transformer.resblocks.0.mlp.c_fc.weight"
 IN_PROJ = "visual.transformer.resblocks.0.attn.in_proj_weight"
@@ -389,7 +389,7 @@ def test_device_auto_resolves_and_missing_cuda_is_an_error():
 # -- the finiteness check and the in-place steps --------------------------------------------------------------------
 
 def test_all_finite():
-    from nbmerge.walker import all_finite
+    from nbmerge.engine.walker import all_finite
 
     assert all_finite(torch.ones(10))
     assert not all_finite(torch.tensor([1.0, float("nan")]))

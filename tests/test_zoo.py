@@ -9,8 +9,8 @@ import torch
 
 import nbmerge
 from nbmerge.cli import main
-from nbmerge.io import load_state_dict, save_state_dict
-from nbmerge.metrics import expected_calibration_error
+from nbmerge.engine.io import load_state_dict, save_state_dict
+from nbmerge.evaluate.metrics import expected_calibration_error
 from nbmerge.models.grams import GramRecorder, attention_heads_output
 from nbmerge.models.vit import TinyViT
 from nbmerge.pools.zoo import build_zoo, info, load_zoo, suite_dir
@@ -175,7 +175,7 @@ def test_evaluation_only_knobs_do_not_invalidate_trained_artifacts():
 
 
 def test_normalized_mean_leaves_out_a_task_whose_expert_scores_zero():
-    from nbmerge.metrics import normalized_mean
+    from nbmerge.evaluate.metrics import normalized_mean
 
     accs, experts = {"a": 0.5, "b": 0.2, "c": 0.3}, {"a": 1.0, "b": 0.4, "c": 0.0}
     assert normalized_mean(accs, experts, ["a", "b"]) == pytest.approx(0.5)

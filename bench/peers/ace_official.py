@@ -31,8 +31,8 @@ from pathlib import Path
 import torch
 
 import nbmerge
-from nbmerge.diagnostics import ace_diagnostics
-from nbmerge.io import atomic_write_text, load_state_dict, save_state_dict
+from nbmerge.evaluate.diagnostics import ace_diagnostics
+from nbmerge.engine.io import atomic_write_text, load_state_dict, save_state_dict
 from nbmerge.testing import openclip_vit_shapes, random_experts, random_model
 
 SIDE_SCRIPT = Path(__file__).with_name("ace_official_side.py")
@@ -273,7 +273,7 @@ def write_report(result: dict, out_dir: Path) -> None:
         "Relative difference: max over tensors of max|τ_nbmerge − τ_official| / max|τ_official| for the merged "
         "task vector τ_M (both sides given the same θ_t − θ₀). The last two columns measure each side against "
         "nbmerge's kernel in float64 on the same task vectors. Wall time: the whole merge from in-memory state dicts "
-        "(nbmerge: `nbmerge.merging`; official: `ace_merging` plus θ₀ + τ), not counting file loading, the fastest of "
+        "(nbmerge: `nbmerge.engine.merging`; official: `ace_merging` plus θ₀ + τ), not counting file loading, the fastest of "
         f"{c.get('repeats', 1)} runs on each side. "
         "*flagged*: matrices whose heterogeneity γ exceeded 0.3 (adaptive normalisation and spectral refinement on); "
         "*cond*: the largest 2-norm condition number of the solved matrix ΣΣ_reg + C_agg. The CPU was shared with "

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 import nbmerge
-from nbmerge.io import atomic_write_text, load_state_dict, save_state_dict
+from nbmerge.engine.io import atomic_write_text, load_state_dict, save_state_dict
 from nbmerge.models.base import Head
 from nbmerge.tune.adamerging import AdaMergingSettings, batch_indices, learn_coefficients
 

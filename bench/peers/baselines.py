@@ -36,7 +36,7 @@ from pathlib import Path
 import torch
 
 import nbmerge
-from nbmerge.io import atomic_write_text, load_state_dict
+from nbmerge.engine.io import atomic_write_text, load_state_dict
 
 from ..mergekit import MERGEKIT_VERSION, ensure_mergekit
 from .fusionbench import FUSIONBENCH_VERSION, compare, ensure_peer_venv, make_inputs

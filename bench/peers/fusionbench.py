@@ -24,9 +24,9 @@ from pathlib import Path
 import torch
 
 import nbmerge
-from nbmerge.io import atomic_write_text, load_state_dict, save_state_dict
+from nbmerge.engine.io import atomic_write_text, load_state_dict, save_state_dict
 from nbmerge.testing import openclip_vit_shapes, random_experts, random_model
-from nbmerge.walker import WalkOptions
+from nbmerge.engine.walker import WalkOptions
 
 from . import install_pinned_venv
 

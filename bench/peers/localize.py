@@ -33,7 +33,7 @@ import torch
 
 import nbmerge
 from nbmerge import merge
-from nbmerge.io import atomic_write_text, load_state_dict, save_state_dict
+from nbmerge.engine.io import atomic_write_text, load_state_dict, save_state_dict
 from nbmerge.methods.localize_stitch import Masks
 from nbmerge.models.base import Head
 from nbmerge.tune.localize import LocalizeSettings, epoch_order, learn_mask

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 import nbmerge
-from nbmerge.io import atomic_write_text, load_state_dict, save_state_dict
+from nbmerge.engine.io import atomic_write_text, load_state_dict, save_state_dict
 
 from .fusionbench import FUSIONBENCH_VERSION, compare, ensure_peer_venv
 

@@ -1,11 +1,12 @@
 """The steps of ``notebooks/10_ace.ipynb``: ACE-Merging against the data-free baselines, its ablation, its cost.
 
-Every method's α is chosen on the same grid by mean accuracy on the same seeded validation subset and tested once
-at that α, through the shared trial cache under the canonical recipe of :func:`nbmerge.protocol.method_recipe` (so
-the tour and BMM's anchors reuse the same entries). The protocol and each claim's rule are stated in the notebook;
-the verdicts are in :mod:`.ace_claims`, the figures in :mod:`.ace_figures`. Library code the notebook calls
-directly: ACE's gate and ablation recipes (:mod:`nbmerge.diagnostics`), task-vector norms
-(:mod:`nbmerge.interference`), merge timing (:mod:`nbmerge.merging`), the bootstrap (:mod:`nbmerge.protocol`).
+Every method's α is chosen on the same grid by mean accuracy on the same seeded validation subset and tested once at
+that α, through the shared trial cache under the canonical recipe of :func:`nbmerge.tune.alpha_tuning.method_recipe` (so
+the tour and BMM's anchors reuse the same entries). The protocol and each claim's rule are stated in the notebook; the
+verdicts are in :mod:`.ace_claims`, the figures in :mod:`.ace_figures`. Library code the notebook calls directly: ACE's
+gate and ablation recipes (:mod:`nbmerge.evaluate.diagnostics`), task-vector norms
+(:mod:`nbmerge.evaluate.interference`), merge timing (:mod:`nbmerge.engine.merging`), the bootstrap
+(:mod:`nbmerge.evaluate.protocol`).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .. import protocol
-from ..taskaware import shown
-from ..diagnostics import FORCED_ON, GATED_OFF, LADDER, ace_params, effective
+from ..evaluate import protocol
+from ..tune import alpha_tuning
+from ..engine.taskaware import shown
+from ..evaluate.diagnostics import FORCED_ON, GATED_OFF, LADDER, ace_params, effective
 from ..methods.ace import CODE_EPS
 from ..tune.study import Lab, open_lab as study_lab
 from . import rules
@@ -128,7 +130,7 @@ class Run:
     method: str
     params: dict
     experts: str
-    tuned: protocol.Tuned
+    tuned: alpha_tuning.Tuned
     test: protocol.Predictions
     summary: dict
     expert: dict = field(default_factory=dict, repr=False)   # the accuracies that normalize (zoo experts, test)
@@ -170,11 +172,11 @@ def run_method(lab: Lab, label: str, method: str, params: dict, config: AceConfi
     """At each validation seed (``validation_seeds(config)`` unless given): α on that seed's subset over
     ``config.scale_grid``, then test at it, both through the trial cache. The merge runs at most once for all seeds
     (only on a cache miss); seeds that choose the same α share their test predictions."""
-    from ..merging import merge
-    from ..walker import WalkOptions
+    from ..engine.merging import merge
+    from ..engine.walker import WalkOptions
     from .tour import seeded_validation
 
-    recipe = protocol.method_recipe(method, params, None, lab.experts_name)
+    recipe = alpha_tuning.method_recipe(method, params, None, lab.experts_name)
     memo: dict = {}
 
     def merged_at_one():
@@ -188,9 +190,9 @@ def run_method(lab: Lab, label: str, method: str, params: dict, config: AceConfi
     done = []
     for seed in (validation_seeds(config) if seeds is None else seeds):
         with seeded_validation(lab.cache, config.val_examples, seed):
-            tuned = protocol.tune_scale(lab.cache, recipe, merged_at_one, lab.base, config.scale_grid)
+            tuned = alpha_tuning.tune_scale(lab.cache, recipe, merged_at_one, lab.base, config.scale_grid)
             tuned.merge_fn = merged_at_one
-            test = protocol.test_at(lab.cache, tuned, merged_at_one, lab.base)
+            test = alpha_tuning.test_at(lab.cache, tuned, merged_at_one, lab.base)
         done.append((seed, tuned, test))
     memo.clear()
     _, tuned, test = done[0]
@@ -226,7 +228,7 @@ def benchmark_rows(bench: dict[str, dict[str, Run]]) -> list[dict]:
 def heterogeneous_lab(lab: Lab, config: AceConfig) -> Lab:
     """The same tasks fine-tuned from the same base with per-task learning-rate and step multipliers: task vectors
     of widely different norms (trained once, kept in the zoo's store)."""
-    from ..io import load_state_dict
+    from ..engine.io import load_state_dict
     from ..pools.zoo import variant_experts
 
     paths = variant_experts(lab.zoo, lr_factors=config.hetero_lr_factors, step_factors=config.hetero_step_factors)
@@ -311,11 +313,11 @@ def merge_timing(lab: Lab, config: AceConfig, labels: Sequence[str] = ("ace", "t
 
     The record is stored beside the trial cache, keyed by the recipes and the environment (device, threads, CPUs,
     torch), so a warm rerun reads it instead of merging again; a new environment measures again."""
-    from ..merging import timing_environment
+    from ..engine.merging import timing_environment
     from ..tune.study import stored
 
     chosen = [(label, method, params) for label, method, params in headline_runs(config) if label in labels]
-    recipes = {label: protocol.method_recipe(method, params, None, lab.experts_name)
+    recipes = {label: alpha_tuning.method_recipe(method, params, None, lab.experts_name)
                for label, method, params in chosen}
     environment = timing_environment(config.device)
     key = {"recipes": recipes, "environment": environment, "rounds": config.timing_repeats, "design": "interleaved"}
@@ -331,8 +333,8 @@ def merge_timing(lab: Lab, config: AceConfig, labels: Sequence[str] = ("ace", "t
 def _timed_rounds(lab: Lab, config: AceConfig, chosen: list, environment: dict, log=print) -> dict:
     import gc
 
-    from ..merging import merge
-    from ..walker import WalkOptions
+    from ..engine.merging import merge
+    from ..engine.walker import WalkOptions
 
     rounds = []
     start_all = time.perf_counter()

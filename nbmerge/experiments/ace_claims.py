@@ -1,10 +1,10 @@
 """The outcomes of ``notebooks/10_ace.ipynb`` (claims A1, A2a, A2b, A3, A4, A4s, A5a, A5b), its headline, and what
 its metrics.json keeps.
 
-Each claim is decided by :mod:`nbmerge.verdicts` from this run's predictions (normalized by the zoo experts' test
-accuracy): "A beats B" by :func:`~nbmerge.verdicts.compare` over the validation seeds and the test examples (held
-when the 95% interval is above 0; contradicted when it is at or below 0, or wholly below the paper's effect;
-inconclusive otherwise; not tested when the comparison is vacuous); claims over several comparisons combine them
+Each claim is decided by :mod:`nbmerge.evaluate.verdicts` from this run's predictions (normalized by the zoo experts'
+test accuracy): "A beats B" by :func:`~nbmerge.evaluate.verdicts.compare` over the validation seeds and the test
+examples (held when the 95% interval is above 0; contradicted when it is at or below 0, or wholly below the paper's
+effect; inconclusive otherwise; not tested when the comparison is vacuous); claims over several comparisons combine them
 with :func:`combine`; the cost claim decides a bootstrap over interleaved timing rounds.
 """
 
@@ -16,9 +16,9 @@ from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
-from .. import verdicts
-from ..diagnostics import COMPONENTS, LADDER
-from ..verdicts import Decision, not_tested
+from ..evaluate import verdicts
+from ..evaluate.diagnostics import COMPONENTS, LADDER
+from ..evaluate.verdicts import Decision, not_tested
 from .ace import AceConfig, Run, setting
 from .common import claim
 
@@ -54,8 +54,8 @@ def _fmt(d: Decision) -> str:
 
 
 def combine(parts: Mapping[str, Decision], reading: str = "paper") -> tuple[Decision, Optional[str]]:
-    """A claim over several comparisons, all of which must hold (:func:`nbmerge.verdicts.combine`), with the name of
-    the least favourable tested comparison (None when none could be tested)."""
+    """A claim over several comparisons, all of which must hold (:func:`nbmerge.evaluate.verdicts.combine`), with the
+    name of the least favourable tested comparison (None when none could be tested)."""
     return verdicts.combine(parts, "comparison", reading), verdicts.least_favourable(parts)
 
 

@@ -72,7 +72,7 @@ def validation_rows(runs: dict) -> list[dict]:
 
 def plot_bootstrap(draws: np.ndarray, interval, title: str):
     """The bootstrap draws of A − B (points) with the point estimate and the 95% interval marked; ``interval`` is a
-    :class:`nbmerge.verdicts.Decision` (or anything with ``diff``, ``low`` and ``high``)."""
+    :class:`nbmerge.evaluate.verdicts.Decision` (or anything with ``diff``, ``low`` and ``high``)."""
     import matplotlib.pyplot as plt
     from types import SimpleNamespace
 

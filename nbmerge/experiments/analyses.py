@@ -3,7 +3,7 @@ cache: computed once per zoo, code and key, and recomputed (never used) when an 
 
 from __future__ import annotations
 
-from .. import protocol
+from ..evaluate import trialcache
 
 
 def cached(zoo, config, name: str, compute, log=print, **key):
@@ -15,6 +15,6 @@ def cached(zoo, config, name: str, compute, log=print, **key):
     from ..pools.store import cache_root
     from ..tune.study import stored
 
-    root = cache_root(config.cache or None) / "analyses" / f"{zoo.root.name}-{protocol.zoo_fingerprint(zoo)}"
+    root = cache_root(config.cache or None) / "analyses" / f"{zoo.root.name}-{trialcache.zoo_fingerprint(zoo)}"
     return stored(root, f"tour-{name}", {"analysis": name, "code": code_fingerprint(), **key}, compute, log,
                   name={"analysis": name, **key})

@@ -3,16 +3,18 @@ tables and headline. The claims are in :mod:`.bmm_benchmark_claims`, the figures
 
 BMM is Bayesian Model Merging (Li, Han, Su, Ji; arXiv 2605.12843). The notebook drives the library:
 ``nbmerge.tune.study`` (the suite's trial cache, each anchor's α* on validation, one seeded search) and
-``nbmerge.tune.benchmark`` (BMM over every anchor, seed and variant, each seed on its own validation subset); the
-claims compare BMM with each anchor by one interval over seeds × test examples (``nbmerge.verdicts``). Nothing here re-implements the merge, the search or the comparison.
+``nbmerge.tune.benchmark`` (BMM over every anchor, seed and variant, each seed on its own validation subset); the claims
+compare BMM with each anchor by one interval over seeds × test examples (``nbmerge.evaluate.verdicts``). Nothing here
+re-implements the merge, the search or the comparison.
 
-* **Anchors are tuned like every other method** (``protocol.tune_method`` over ``protocol.SCALE_GRID`` on the
+* **Anchors are tuned like every other method** (``alpha_tuning.tune_method`` over ``alpha_tuning.SCALE_GRID`` on the
   validation subset, the recipes the ACE notebook and the tour use); BMM's prior mean is that α*-tuned anchor.
 * **BMM's assembly scale s** is ablated (``with_scale=False``: s = 1) or searched and given to the anchor too.
 * **Seeds**: each search seed draws its own validation subset (the lab's subset seed = the search seed), tunes every
   anchor's α* on it and runs its searches on it, so the validation noise is part of the spread over seeds.
-* **"Beats"** is one interval over seeds × test examples (``nbmerge.verdicts.compare``, a hierarchical bootstrap)
-  of BMM − comparator in normalized test accuracy: four outcomes (held, contradicted, inconclusive, not tested).
+* **"Beats"** is one interval over seeds × test examples (``nbmerge.evaluate.verdicts.compare``, a hierarchical
+  bootstrap) of BMM − comparator in normalized test accuracy: four outcomes (held, contradicted, inconclusive, not
+  tested).
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from dataclasses import asdict, dataclass
 from statistics import mean
 from typing import Optional
 
-from .. import protocol
-from ..metrics import relative_gain
+from ..evaluate import protocol
+from ..evaluate.metrics import relative_gain
 from ..tune.study import VARIANT_NAMES, anchor_needs_grams, open_lab, search_seconds
 from ..tune.benchmark import SuiteResult, bmm_over_anchors
 from . import rules

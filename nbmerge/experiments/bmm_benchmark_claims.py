@@ -1,5 +1,6 @@
-"""The claims of ``notebooks/20_bmm_benchmark.ipynb``, decided from the run's own numbers (``nbmerge.verdicts``:
-one interval per comparison over search seeds × test examples, a hierarchical bootstrap).
+"""The claims of ``notebooks/20_bmm_benchmark.ipynb``, decided from the run's own numbers
+(``nbmerge.evaluate.verdicts``: one interval per comparison over search seeds × test examples, a hierarchical
+bootstrap).
 
 * **B1a / B1b**: BMM (data-assisted / data-free) beats every plug-in anchor it is given, each at its tuned α (and at
   α*·s* when BMM searched its assembly scale). Each anchor is decided by ``verdicts.compare`` over the seeds (each
@@ -17,7 +18,7 @@ from typing import Optional
 
 import numpy as np
 
-from .. import protocol, verdicts
+from ..evaluate import protocol, verdicts
 from ..tune.study import VARIANT_NAMES
 from ..tune.benchmark import SuiteResult
 from .bmm_common import SOURCE, WEAK_ANCHORS, combine, part_lines, seeded_accuracy

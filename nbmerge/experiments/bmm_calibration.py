@@ -3,12 +3,12 @@
 predictive probabilities over S draws lowers the expected calibration error (ECE) against the point estimate U*, at
 no loss of accuracy.
 
-The steps are library calls the notebook makes in view: one validation subset per search seed (:func:`seed_labs`),
-the anchor's α and BMM's search on it (``nbmerge.tune.study``, the benchmark notebook's searches: same space,
-budget and seeds, so the trial cache and the search logs are shared), σ̂², the draws, the ensemble and the τ sweep
-(``nbmerge.tune.bmm_posterior``), logit temperature scaling and ECE bootstraps (``nbmerge.calibration``). Here: the
-config, the record of one seed (:class:`PosteriorRun`), the decisions (:func:`calibration_verdicts`), tables and
-the two claims.
+The steps are library calls the notebook makes in view: one validation subset per search seed (:func:`seed_labs`), the
+anchor's α and BMM's search on it (``nbmerge.tune.study``, the benchmark notebook's searches: same space, budget and
+seeds, so the trial cache and the search logs are shared), σ̂², the draws, the ensemble and the τ sweep
+(``nbmerge.tune.bmm_posterior``), logit temperature scaling and ECE bootstraps (``nbmerge.evaluate.calibration``). Here:
+the config, the record of one seed (:class:`PosteriorRun`), the decisions (:func:`calibration_verdicts`), tables and the
+two claims.
 
 * **Two rows.** B6, the paper's literal claim: at T = 1 (no post-hoc temperature scaling) the sampled ensemble's
   ECE is lower than the point estimate's, at no loss of accuracy. B6s, our stricter reading: the same, and also
@@ -34,12 +34,13 @@ from dataclasses import asdict, dataclass, field, replace
 from statistics import median
 from typing import Mapping, Optional, Sequence
 
-from .. import protocol, verdicts
-from ..calibration import ece_difference, ece_difference_samples, predictive_distance, reliability, rescaled, task_ece
+from ..evaluate import protocol, verdicts
+from ..evaluate.calibration import (ece_difference, ece_difference_samples, predictive_distance, reliability, rescaled,
+                                    task_ece)
 from ..errors import NbmergeError
-from ..modules import MODULE_TYPES, module_type
-from ..protocol import Interval, Predictions
-from ..verdicts import Decision
+from ..engine.modules import MODULE_TYPES, module_type
+from ..evaluate.protocol import Interval, Predictions
+from ..evaluate.verdicts import Decision
 from . import rules
 from .common import claim
 from .rules import knob
@@ -99,7 +100,7 @@ def seed_labs(suite: str, seeds: Sequence[int], *, cache: str = "", device: str 
     (``val_examples`` per task), so validation noise is part of the seed-to-seed spread. The cache entries and search
     logs are those of the benchmark notebook's searches at the same seeds and subsets.
 
-    Each seed's cache validates on its own evaluator view (``Lab.at_seed`` → ``protocol.trial_cache``)."""
+    Each seed's cache validates on its own evaluator view (``Lab.at_seed`` → ``trialcache.trial_cache``)."""
     from ..tune.study import open_lab
 
     lab = open_lab(suite, cache=cache, device=device, val_examples=val_examples, seed=seeds[0])

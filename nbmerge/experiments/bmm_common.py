@@ -33,8 +33,8 @@ def per_seed(decisions: list[dict]) -> str:
 
 def combine(parts: dict, what: str = "part"):
     """One decision for a claim over several parts (anchors, comparators, suites, accuracy and time):
-    :func:`nbmerge.verdicts.combine`."""
-    from ..verdicts import combine as combine_parts
+    :func:`nbmerge.evaluate.verdicts.combine`."""
+    from ..evaluate.verdicts import combine as combine_parts
 
     return combine_parts(parts, what)
 
@@ -50,7 +50,7 @@ def seeded_accuracy(per_seed, n_boot: int = 2000, seed: int = 0):
     model: one test set), and averages each model's accuracy over the drawn seeds (``verdicts.hierarchical_samples``'
     scheme, for statistics that are not a mean of per-example differences, such as a relative gain).
 
-    ``per_seed[s][m]``: model ``m``'s :class:`~nbmerge.protocol.Predictions` at seed ``s``. Returns
+    ``per_seed[s][m]``: model ``m``'s :class:`~nbmerge.evaluate.protocol.Predictions` at seed ``s``. Returns
     ``(point [M], samples [M, n_boot])`` as fractions."""
     import numpy as np
 

@@ -35,9 +35,9 @@ from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
-from .. import protocol, verdicts
-from ..protocol import COLLAPSED_AGREEMENT, Interval, Predictions
-from ..verdicts import Decision
+from ..evaluate import protocol, verdicts
+from ..evaluate.protocol import COLLAPSED_AGREEMENT, Interval, Predictions
+from ..evaluate.verdicts import Decision
 from . import rules
 from .bmm_calibration import conjunction
 from .common import claim

@@ -9,8 +9,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..calibration import reliability, rescaled
-from ..modules import MODULE_TYPES
+from ..evaluate.calibration import reliability, rescaled
+from ..engine.modules import MODULE_TYPES
 from .bmm_calibration import PosteriorRun
 from .bmm_datafree import GRAM_LABELS, SourceStudy
 

@@ -10,7 +10,7 @@ Here: the config, the claims, the headline, the solve timing (``nbmerge.tune.tim
   wall time is measured on fresh trials of both arms, interleaved (``tune.compare.time_arms``), trials counted beside.
 * **B4a / B4b**: replacing BO by a shared λ / by random search lowers accuracy (same budget, same seeds).
 
-Every accuracy comparison is one interval over seeds × test examples (``nbmerge.verdicts.compare``); each seed
+Every accuracy comparison is one interval over seeds × test examples (``nbmerge.evaluate.verdicts.compare``); each seed
 searches on its own validation subset with its own α*.
 """
 
@@ -21,7 +21,7 @@ from typing import Optional
 
 import numpy as np
 
-from .. import protocol, verdicts
+from ..evaluate import protocol, verdicts
 from ..tune.study import open_lab
 from ..tune.compare import (STRATEGY_NAMES, StrategyResult, compare_strategies, strategy_name, strategy_rows,
                             strategy_summary, time_arms, time_ratio)

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from ..errors import NbmergeError
-from ..claims import VERDICTS, Claim, claim  # noqa: F401 (the notebooks' one import of their helpers)
-from ..io import atomic_write_text, jsonable
+from ..evaluate.claims import VERDICTS, Claim, claim  # noqa: F401 (the notebooks' one import of their helpers)
+from ..engine.io import atomic_write_text, jsonable
 from ..provenance import git_sha
 
 

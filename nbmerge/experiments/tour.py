@@ -2,7 +2,7 @@
 Pareto preview, and what metrics.json keeps.
 
 The measurements of the checkpoints (task-vector geometry, interference) are library code in
-:mod:`nbmerge.interference`; the tour's figures are in :mod:`.tour_figures`, its claims in :mod:`.tour_claims`.
+:mod:`nbmerge.evaluate.interference`; the tour's figures are in :mod:`.tour_figures`, its claims in :mod:`.tour_claims`.
 """
 
 from __future__ import annotations
@@ -13,16 +13,18 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from .. import protocol, verdicts
+from ..evaluate import verdicts
+from ..evaluate.trialcache import TrialCache
+from ..tune import alpha_tuning
 from ..errors import NbmergeError
-from ..merging import merge
+from ..engine.merging import merge
 from ..methods import get_method
-from ..metrics import normalized_mean
+from ..evaluate.metrics import normalized_mean
 from ..pools.sequential import grams_of_kind
 from ..tune import study
 from ..tune.study import Lab
-from ..walker import WalkOptions
-from ..taskaware import shown
+from ..engine.walker import WalkOptions
+from ..engine.taskaware import shown
 from .analyses import cached  # noqa: F401 (the notebook's `tour.cached`)
 from . import rules
 from .rules import knob
@@ -154,11 +156,11 @@ def seeded_validation(cache, val_examples: int, seed: int):
 
 def tune_and_test(cache, method: str, base: dict, experts: list[dict], grams, config: TourConfig,
                   params: Optional[dict] = None, seeds: Optional[Sequence[int]] = None) -> list[tuple]:
-    """Per validation seed (``validation_seeds(config)`` unless given): α of ``method`` chosen on that seed's
-    validation subset over the shared grid, then its test predictions, as ``[(Tuned, Predictions), ...]``, under the
-    canonical recipe (``protocol.method_recipe``, as ``protocol.tune_method`` makes it: every notebook that merges
-    ``method`` with ``params`` reuses the same entries). The α = 1 merge is made at most once for all seeds, and only
-    on a cache miss; seeds that choose the same α share their test predictions."""
+    """Per validation seed (``validation_seeds(config)`` unless given): α of ``method`` chosen on that seed's validation
+    subset over the shared grid, then its test predictions, as ``[(Tuned, Predictions), ...]``, under the canonical
+    recipe (``alpha_tuning.method_recipe``, as ``alpha_tuning.tune_method`` makes it: every notebook that merges
+    ``method`` with ``params`` reuses the same entries). The α = 1 merge is made at most once for all seeds, and only on
+    a cache miss; seeds that choose the same α share their test predictions."""
     params = dict(PARAMS.get(method, {}) if params is None else params)
     if method == "adamerging":   # learned per seed on the unlabeled validation inputs, then α like every method
         from ..tune.adamerging import AdaMergingSettings, tune_and_test as adamerging_runs
@@ -174,8 +176,8 @@ def tune_and_test(cache, method: str, base: dict, experts: list[dict], grams, co
                              validation_seeds(config) if seeds is None else seeds,
                              lambda s: seeded_validation(cache, config.val_examples, s), config.device)
     data = uses_data(method, params)
-    kind = protocol.gram_kind(method)   # RegMean++'s Grams are recorded at its default offdiag_scale
-    recipe = protocol.method_recipe(method, params, protocol.gram_name(config.gram_examples, config.seed, kind)
+    kind = alpha_tuning.gram_kind(method)   # RegMean++'s Grams are recorded at its default offdiag_scale
+    recipe = alpha_tuning.method_recipe(method, params, alpha_tuning.gram_name(config.gram_examples, config.seed, kind)
                                     if data else None)
     held: dict = {}
 
@@ -185,7 +187,7 @@ def tune_and_test(cache, method: str, base: dict, experts: list[dict], grams, co
                                   walk=WalkOptions(device=config.device))
         return held["state"]
 
-    out = protocol.tune_at_seeds(cache, base, validation_seeds(config) if seeds is None else seeds,
+    out = alpha_tuning.tune_at_seeds(cache, base, validation_seeds(config) if seeds is None else seeds,
                                  lambda s: seeded_validation(cache, config.val_examples, s),
                                  lambda s: (recipe, merged_at_one))
     held.clear()  # a merged model is ~90 MB on MiniLM: keep none once its predictions are cached
@@ -195,7 +197,7 @@ def tune_and_test(cache, method: str, base: dict, experts: list[dict], grams, co
 @dataclass
 class Comparison:
     """Models compared on one zoo: per validation seed, α chosen on that seed's subset and the test predictions at
-    it; and each model against a reference over the seeds (:func:`nbmerge.verdicts.compare`)."""
+    it; and each model against a reference over the seeds (:func:`nbmerge.evaluate.verdicts.compare`)."""
 
     suite: str
     tasks: list
@@ -203,7 +205,7 @@ class Comparison:
     base_test: dict               # the base's test accuracy per task (the zoo's manifest)
     base_val: float               # the base's mean accuracy on the first validation subset (α = 0 of every curve)
     reference: str = REFERENCE
-    runs: dict = field(default_factory=dict)      # name → [(protocol.Tuned, protocol.Predictions on test)] per seed
+    runs: dict = field(default_factory=dict)      # name → [(alpha_tuning.Tuned, protocol.Predictions on test)] per seed
     versus: dict = field(default_factory=dict)    # name → verdicts.Decision of name − reference (threshold 0)
     seed: int = 0
     seeds: tuple = (0,)
@@ -263,11 +265,10 @@ def open_comparison(zoo, config: TourConfig, cache, base: dict, reference: str =
                       reference, seed=config.seed, seeds=validation_seeds(config))
 
 
-def compare_methods(zoo, config: TourConfig, base: dict, experts: list[dict], cache=None,
+def compare_methods(zoo, config: TourConfig, base: dict, experts: list[dict], cache: TrialCache,
                     grams=None) -> Comparison:
     """Every method of ``config.methods`` with its α chosen, at each validation seed, on that seed's subset over the
-    same grid (``protocol.SCALE_GRID``), tested once at that α, and compared with task arithmetic over the seeds."""
-    cache = cache or trials(zoo, config)
+    same grid (``alpha_tuning.SCALE_GRID``), tested once at that α, and compared with task arithmetic over the seeds."""
     grams = grams or gram_source(zoo, config)
     comparison = open_comparison(zoo, config, cache, base)
     for method in config.methods:
@@ -303,7 +304,8 @@ def comparison_rows(comparison: Comparison, notes: Optional[dict] = None) -> lis
                      "α": ", ".join(f"{a:g}" for a in comparison.alphas(name)),
                      "val": comparison.val_at_alpha(name), "test": comparison.mean_accuracy(name),
                      "normalized": comparison.normalized(name), "vs reference": versus,
-                     "what it does": notes.get(name, notes.get(runs[0][0].recipe["method"], "")), **comparison.accuracy(name)})
+                     "what it does": notes.get(name, notes.get(runs[0][0].recipe["method"], "")),
+                     **comparison.accuracy(name)})
     return rows
 
 
@@ -338,12 +340,11 @@ def bmm_params(anchor: str, anchor_alpha: float, gram: str) -> dict:
     return {"anchor": anchor, "anchor_params": {"scale": anchor_alpha}, "gram": gram, "log10_rho": BMM_LOG10_RHO}
 
 
-def bmm_section(zoo, config: TourConfig, base: dict, experts: list[dict], comparison: Comparison, cache=None,
-                grams=None) -> Comparison:
+def bmm_section(zoo, config: TourConfig, base: dict, experts: list[dict], comparison: Comparison,
+                cache: TrialCache, grams=None) -> Comparison:
     """BMM on the anchor ``config.bmm_anchor`` (reused from ``comparison`` when it was compared there), with data
     Grams and data-free, each against its anchor over the seeds. At each seed BMM's prior is the anchor at that
     seed's chosen α (seeds whose anchor chose the same α share one BMM merge)."""
-    cache = cache or trials(zoo, config)
     grams = grams or gram_source(zoo, config)
     anchor = config.bmm_anchor
     section = open_comparison(zoo, config, cache, base, reference=anchor)

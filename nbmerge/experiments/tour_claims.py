@@ -1,12 +1,11 @@
-"""The claims of ``notebooks/00_tour.ipynb``: each baseline paper against task arithmetic (T1–T5, T9 AdaMerging),
-BMM against its anchor (T6–T7), RegMean++ against RegMean (T8), each decided by :func:`nbmerge.verdicts.compare`
-over the validation seeds and the test examples
-(held, contradicted, inconclusive or not tested)."""
+"""The claims of ``notebooks/00_tour.ipynb``: each baseline paper against task arithmetic (T1–T5, T9 AdaMerging), BMM
+against its anchor (T6–T7), RegMean++ against RegMean (T8), each decided by :func:`nbmerge.evaluate.verdicts.compare`
+over the validation seeds and the test examples (held, contradicted, inconclusive or not tested)."""
 
 from __future__ import annotations
 
-from .. import verdicts
-from ..claims import claim
+from ..evaluate import verdicts
+from ..evaluate.claims import claim
 
 SETTING = ("{suite}: {tasks} tasks, MiniLM text experts (the analogue of the papers' ViT × 8); α of every model "
            "chosen on {seeds} seeded validation subsets")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..metrics import normalized_mean
+from ..evaluate.metrics import normalized_mean
 
 if TYPE_CHECKING:
     from .tour import Comparison

@@ -28,9 +28,9 @@ from typing import Optional
 import torch
 
 from ..errors import MethodError, NumericalError
-from ..linalg import LowRank, gram_of, top_singular
-from ..registry import register
-from ..walker import Rule, WalkOptions, walk_merge
+from ..engine.linalg import LowRank, gram_of, top_singular
+from ..engine.registry import register
+from ..engine.walker import Rule, WalkOptions, walk_merge
 
 #: ε of the official code (the ``ace_merging`` signature default, used as-is by its step3.py). The paper's notes give
 #: per-family values instead (docs/methods.md, ACE); they conflict with the code, so the code's value is the

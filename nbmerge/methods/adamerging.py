@@ -17,8 +17,8 @@ from typing import Mapping, Optional, Sequence
 import torch
 
 from ..errors import MethodError, NbmergeError, NbmergeWarning
-from ..registry import register
-from ..walker import Rule, walk_merge
+from ..engine.registry import register
+from ..engine.walker import Rule, walk_merge
 
 FORMAT = "nbmerge-adamerging-1"   # the coefficient file's metadata["format"]
 
@@ -58,7 +58,7 @@ class Coefficients:
 
     def save(self, path: str | Path) -> Path:
         """One ``[T]`` float32 tensor per key, the tasks, key order and settings in the metadata (atomic)."""
-        from ..io import write_tagged
+        from ..engine.io import write_tagged
 
         tensors = {key: self.lambdas[:, i].float() for i, key in enumerate(self.keys)}
         return write_tagged(path, tensors, FORMAT, tasks=self.tasks, keys=self.keys, settings=self.settings,
@@ -67,7 +67,7 @@ class Coefficients:
     @classmethod
     def load(cls, path: str | Path) -> "Coefficients":
         from ..errors import CheckpointError
-        from ..io import read_tagged
+        from ..engine.io import read_tagged
 
         stored, meta = read_tagged(path, FORMAT, "an AdaMerging coefficient file (written by `nbmerge adamerging`)")
         tasks, keys = meta["tasks"], meta.get("keys")

@@ -11,7 +11,7 @@ the task-vector proxy c·τ_tᵀτ_t (Theorem 1, data-free), or a mix of the two
 The paper body was out of reach, so several details are decisions of ours (marked [D]; listed in docs/methods.md,
 BMM); each is a parameter, and the comment where it is made says why. This file also holds what the outer level
 (Bayesian optimisation over per-group λ) needs: ``BMMSolver`` re-solves a whole model for a new λ with matrix
-products only (``nbmerge.solvers.bmm``), and ``nbmerge.modules`` names and groups the linear modules.
+products only (``nbmerge.solvers.bmm``), and ``nbmerge.engine.modules`` names and groups the linear modules.
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ from typing import Optional
 import torch
 
 from ..errors import CheckpointError, MethodError, NbmergeWarning
-from ..io import Source, StateDict
-from ..linalg import LowRank, gram_of, solve_right, times_of
-from ..modules import is_linear_module, unrecognised_matrices
+from ..engine.io import Source, StateDict
+from ..engine.linalg import LowRank, gram_of, solve_right, times_of
+from ..engine.modules import is_linear_module, unrecognised_matrices
 from ..params import parse_pairs
-from ..registry import get_method, register
-from ..walker import ModelView, Rule, WalkOptions, walk_merge
+from ..engine.registry import get_method, register
+from ..engine.walker import ModelView, Rule, WalkOptions, walk_merge
 from .regmean import shrink_off_diagonal
 
 GRAM_SOURCES = ("data", "task_vector", "hybrid", "auto")

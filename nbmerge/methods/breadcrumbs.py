@@ -17,8 +17,8 @@ from __future__ import annotations
 import torch
 
 from ..errors import MethodError
-from ..registry import register
-from ..walker import Rule, walk_merge
+from ..engine.registry import register
+from ..engine.walker import Rule, walk_merge
 
 MERGES = ("sum", "ties")
 

@@ -20,9 +20,9 @@ import math
 import torch
 
 from ..errors import MethodError
-from ..linalg import top_singular
-from ..registry import register
-from ..walker import Rule, mean_kernel, walk_merge
+from ..engine.linalg import top_singular
+from ..engine.registry import register
+from ..engine.walker import Rule, mean_kernel, walk_merge
 
 
 def check_cart_params(rank_ratio: float, prior: float) -> None:

@@ -25,8 +25,8 @@ from typing import Optional
 import torch
 
 from ..errors import MethodError
-from ..registry import register
-from ..walker import Rule, sum_kernel, walk_merge
+from ..engine.registry import register
+from ..engine.walker import Rule, sum_kernel, walk_merge
 from .ties import ties_kernel, ties_prepare
 
 #: TIES's setting inside Consensus TIES (the reference hard-codes it)

@@ -10,8 +10,8 @@ import numpy as np
 import torch
 
 from ..errors import MethodError, NbmergeWarning
-from ..registry import register
-from ..walker import Rule, sum_kernel, walk_merge
+from ..engine.registry import register
+from ..engine.walker import Rule, sum_kernel, walk_merge
 from .ties import check_ties_params, ties_kernel, ties_prepare
 
 DEFAULT_DENSITY = 0.2  # TIES's density when merge=ties

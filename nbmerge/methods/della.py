@@ -22,8 +22,8 @@ import zlib
 import torch
 
 from ..errors import MethodError
-from ..registry import register
-from ..walker import Rule, sum_kernel, walk_merge
+from ..engine.registry import register
+from ..engine.walker import Rule, sum_kernel, walk_merge
 
 RESCALE_EPS = 1e-7  # mergekit's: below it an L1 norm is treated as zero and the rescale is skipped
 

@@ -1,7 +1,7 @@
 """EMR-Merging (Huang et al., NeurIPS 2024, "EMR-Merging: Tuning-Free High-Performance Model Merging").
 
-Task-aware: one shared unified task vector plus, per task, a binary mask and one rescaler (:mod:`nbmerge.taskaware`).
-Every floating tensor, elementwise:
+Task-aware: one shared unified task vector plus, per task, a binary mask and one rescaler
+(:mod:`nbmerge.engine.taskaware`). Every floating tensor, elementwise:
 
 1. Elect a sign: γ = +1 where Σ_t τ_t > 0, else −1 (a sum of exactly zero counts as negative).
 2. Masks: m_t = 1{τ_t·γ > 0} (a task's exact zeros are never in its mask).
@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import torch
 
-from ..registry import register
-from ..taskaware import TaskModels, assemble, float_task_vectors
-from ..walker import sum_kernel
+from ..engine.registry import register
+from ..engine.taskaware import TaskModels, assemble, float_task_vectors
+from ..engine.walker import sum_kernel
 
 
 def emr_parts(taus: list[dict[str, torch.Tensor]], keys: list[str]

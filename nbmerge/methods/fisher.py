@@ -5,8 +5,8 @@ from __future__ import annotations
 import torch
 
 from ..errors import NumericalError
-from ..registry import register
-from ..walker import ModelView, Rule, mean_kernel, walk_merge
+from ..engine.registry import register
+from ..engine.walker import ModelView, Rule, mean_kernel, walk_merge
 
 
 def fisher_prepare(view: ModelView, *, normalize: bool = True, min_weight: float = 1e-6) -> dict:

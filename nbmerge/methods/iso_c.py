@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from ..linalg import polar_factor
-from ..registry import register
-from ..walker import Rule, sum_kernel, walk_merge
+from ..engine.linalg import polar_factor
+from ..engine.registry import register
+from ..engine.walker import Rule, sum_kernel, walk_merge
 
 
 def iso_c_matrix(deltas: list[torch.Tensor]) -> torch.Tensor:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import torch
 
 from ..errors import MethodError
-from ..linalg import polar_factor, top_singular
-from ..registry import register
-from ..walker import Rule, sum_kernel, walk_merge
+from ..engine.linalg import polar_factor, top_singular
+from ..engine.registry import register
+from ..engine.walker import Rule, sum_kernel, walk_merge
 
 
 def iso_cts_matrix(deltas: list[torch.Tensor], *, common_space_fraction: float = 0.8) -> torch.Tensor:

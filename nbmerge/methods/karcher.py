@@ -19,8 +19,8 @@ import math
 import torch
 
 from ..errors import MethodError
-from ..registry import register
-from ..walker import Rule, walk_merge
+from ..engine.registry import register
+from ..engine.walker import Rule, walk_merge
 
 
 def karcher_vectors(tensors: list[torch.Tensor], *, max_iter: int = 10, tol: float = 1e-5) -> torch.Tensor:

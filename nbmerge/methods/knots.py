@@ -23,8 +23,8 @@ import math
 import torch
 
 from ..errors import MethodError
-from ..registry import register
-from ..walker import Rule, walk_merge
+from ..engine.registry import register
+from ..engine.walker import Rule, walk_merge
 from .ties import trim_stack, check_ties_params, global_order_statistics, ties_kernel
 
 SV_EPS = 1e-5  # the official absolute threshold on singular values (float64 SVD)

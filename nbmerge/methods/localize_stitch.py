@@ -22,8 +22,8 @@ import numpy as np
 import torch
 
 from ..errors import CheckpointError, MethodError, NbmergeWarning
-from ..registry import register
-from ..walker import Rule, walk_merge
+from ..engine.registry import register
+from ..engine.walker import Rule, walk_merge
 
 FORMAT = "nbmerge-localize-1"   # the mask file's metadata["format"]
 DEFAULT_SPARSITY = 0.1
@@ -45,7 +45,7 @@ class Masks:
         return (kept / max(total, 1)).tolist()
 
     def save(self, path: str | Path) -> Path:
-        from ..io import write_tagged
+        from ..engine.io import write_tagged
 
         tensors, shapes = {}, {}
         for key, mask in self.masks.items():
@@ -56,7 +56,7 @@ class Masks:
 
     @classmethod
     def load(cls, path: str | Path) -> "Masks":
-        from ..io import read_tagged
+        from ..engine.io import read_tagged
 
         packed, meta = read_tagged(path, FORMAT, "a Localize-and-Stitch mask file (written by `nbmerge localize`)")
         tasks, shapes = meta["tasks"], meta["shapes"]

@@ -16,8 +16,8 @@ from __future__ import annotations
 import torch
 
 from ..errors import MethodError
-from ..registry import register
-from ..walker import Rule, mean_kernel, walk_merge
+from ..engine.registry import register
+from ..engine.walker import Rule, mean_kernel, walk_merge
 
 EPS, DENOMINATOR_EPS = 1e-6, 1e-6
 

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 import torch
 
 from ..errors import MethodError, NumericalError
-from ..registry import register
+from ..engine.registry import register
 from ..solvers.pareto import check_alphas, mog_merge
-from ..walker import ModelView, WalkOptions, all_finite
+from ..engine.walker import ModelView, WalkOptions, all_finite
 
 
 def alpha_row(alphas: Sequence[float], tasks: int) -> torch.Tensor:

@@ -26,8 +26,8 @@ import math
 import torch
 
 from ..errors import MethodError
-from ..registry import register
-from ..walker import ModelView, Rule, walk_merge
+from ..engine.registry import register
+from ..engine.walker import ModelView, Rule, walk_merge
 from .ties import task_slices, global_order_statistics, magnitudes
 
 CLIP = 0.01  # the winsorising fraction at each end (reference vision code)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import torch
 
 from ..errors import MethodError
-from ..linalg import solve_right
-from ..registry import register
-from ..walker import Rule, walk_merge
+from ..engine.linalg import solve_right
+from ..engine.registry import register
+from ..engine.walker import Rule, walk_merge
 
 
 def shrink_off_diagonal(gram: torch.Tensor, offdiag_scale: float) -> torch.Tensor:

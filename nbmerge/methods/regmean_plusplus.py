@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 
 from ..errors import MethodError
-from ..registry import register
-from ..walker import walk_merge
+from ..engine.registry import register
+from ..engine.walker import walk_merge
 from .regmean import RULE
 
 RECORDED = "sequential"  # the ``recorded`` metadata of Gram files written by ``nbmerge stats --sequential``

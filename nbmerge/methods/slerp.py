@@ -16,8 +16,8 @@ import math
 import torch
 
 from ..errors import MethodError
-from ..registry import register
-from ..walker import Rule, walk_merge
+from ..engine.registry import register
+from ..engine.walker import Rule, walk_merge
 
 DOT_THRESHOLD, NORM_EPS = 0.9995, 1e-8
 

@@ -1,7 +1,7 @@
 """TALL masks (Wang et al., ICML 2024, "Localizing Task Information for Improved Model Merging and Compression").
 
-Task-aware (:mod:`nbmerge.taskaware`): the multi-task vector τ_MTL = Σ_t τ_t is stored once, and task t keeps only
-the weights where its own task vector stands out of it,
+Task-aware (:mod:`nbmerge.engine.taskaware`): the multi-task vector τ_MTL = Σ_t τ_t is stored once, and task t keeps
+only the weights where its own task vector stands out of it,
 
     m_t = 1{ |τ_t| > λ·|τ_MTL − τ_t| }     (strict, compared in parameter space as the reference code does)
 
@@ -12,9 +12,9 @@ task (FusionBench's default, 0.6), so the method is data-free. Stored: τ_MTL an
 
 from __future__ import annotations
 
-from ..registry import register
-from ..taskaware import TaskModels, assemble, float_task_vectors
-from ..walker import sum_kernel
+from ..engine.registry import register
+from ..engine.taskaware import TaskModels, assemble, float_task_vectors
+from ..engine.walker import sum_kernel
 from .consensus import check_consensus_params, tall_masks
 
 

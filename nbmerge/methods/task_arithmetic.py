@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..registry import register
-from ..walker import Rule, walk_merge
+from ..engine.registry import register
+from ..engine.walker import Rule, walk_merge
 
 RULE = Rule(matrix=None, fallback="sum")
 

@@ -10,8 +10,8 @@ import numpy as np
 import torch
 
 from ..errors import MethodError
-from ..registry import register
-from ..walker import ModelView, Rule, chunk_entries, walk_merge
+from ..engine.registry import register
+from ..engine.walker import ModelView, Rule, chunk_entries, walk_merge
 
 MERGES = ("mean", "sum", "max")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from ..linalg import polar_factor, top_singular
-from ..registry import register
-from ..walker import Rule, walk_merge
+from ..engine.linalg import polar_factor, top_singular
+from ..engine.registry import register
+from ..engine.walker import Rule, walk_merge
 
 
 def tsv_matrix(deltas: list[torch.Tensor]) -> torch.Tensor:

@@ -1,7 +1,7 @@
 """TSV-C (Gargiulo et al., CVPR 2025, "Task Singular Vectors"): each task vector compressed to its top singular
 directions, one model per task.
 
-Task-aware (:mod:`nbmerge.taskaware`): for every 2-D tensor, task t keeps its top k = ⌊r/T⌋ singular triplets
+Task-aware (:mod:`nbmerge.engine.taskaware`): for every 2-D tensor, task t keeps its top k = ⌊r/T⌋ singular triplets
 (r = min(m, n); the official code's fraction 1/T), every other tensor in full; task t is evaluated on
 θ₀ + α·τ̂_t (α = 1 in the reference, which does not tune it). A 2-D tensor with fewer than T singular values keeps
 none (k = 0), as in the reference, and stays at θ₀. Stored: k·(m + n + 1) numbers per task and matrix instead of m·n.
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import torch
 
-from ..linalg import top_singular
-from ..registry import register
-from ..taskaware import TaskModels, assemble, float_task_vectors
+from ..engine.linalg import top_singular
+from ..engine.registry import register
+from ..engine.taskaware import TaskModels, assemble, float_task_vectors
 
 
 def compressed(tau: torch.Tensor, tasks: int) -> tuple[torch.Tensor, int]:

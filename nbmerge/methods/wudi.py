@@ -7,9 +7,9 @@ from typing import Optional
 import torch
 
 from ..errors import MethodError
-from ..linalg import LowRank, gram_of, times_of
-from ..registry import register
-from ..walker import Rule, sum_kernel, walk_merge
+from ..engine.linalg import LowRank, gram_of, times_of
+from ..engine.registry import register
+from ..engine.walker import Rule, sum_kernel, walk_merge
 
 
 def wudi_normal_equations(deltas: list[torch.Tensor], factors: Optional[list[Optional[LowRank]]] = None

@@ -6,9 +6,9 @@ from typing import Optional
 
 import torch
 
-from ..linalg import LowRank, pinv_psd
-from ..registry import register
-from ..walker import Rule, sum_kernel, walk_merge
+from ..engine.linalg import LowRank, pinv_psd
+from ..engine.registry import register
+from ..engine.walker import Rule, sum_kernel, walk_merge
 from .wudi import wudi_normal_equations
 
 

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple, Optional, Union
 import torch
 
 from ..errors import CheckpointError
-from ..io import StateDict, load_state_dict
+from ..engine.io import StateDict, load_state_dict
 from .base import PREFIX
 
 PathLike = Union[str, os.PathLike]

@@ -39,7 +39,7 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import CheckpointError, NbmergeError
-from ..io import atomic_write_text, jsonable, load_state_dict, sha256_file
+from ..engine.io import atomic_write_text, jsonable, load_state_dict, sha256_file
 from ..models.base import Head
 from ..models.clip import ClipArchitecture
 from ..models.clip_checkpoints import image_encoder_state, load_head_file, load_hf_clip_vision, load_torch_checkpoint

@@ -4,7 +4,7 @@
 Checkpoints (``checkpoints``): the base in ``base/`` (or ``--base PATH``), and one folder per task named after the
 task, or ending in ``_<task>``/``-<task>`` (FusionBench's ``gpt2_cola``, ``roberta-base_sst2``). An expert folder
 is a fine-tuned model (``from_pretrained`` layout, sharded or not) or a PEFT LoRA adapter over the base; an
-adapter is turned into the dense expert it defines (θ₀ + s·B·A, ``nbmerge.adapters``) when the pool is written.
+adapter is turned into the dense expert it defines (θ₀ + s·B·A, ``nbmerge.engine.adapters``) when the pool is written.
 
 For a GLUE pool the base may be the bare backbone (``GPT2Model``), the language model (``GPT2LMHeadModel``,
 ``RobertaForMaskedLM``) or a classifier; the pool keeps the weights the experts' backbone has, under the
@@ -28,9 +28,9 @@ from typing import Optional, Sequence, Union
 
 import torch
 
-from ..adapters import AdapterExpert, is_adapter
+from ..engine.adapters import AdapterExpert, is_adapter
 from ..errors import CheckpointError, NbmergeError
-from ..io import SafetensorsSource, as_source, atomic_write_text, jsonable, sha256_file
+from ..engine.io import SafetensorsSource, as_source, atomic_write_text, jsonable, sha256_file
 from ..models.base import ClassifierHead, IdentityHead
 from ..models.lm import LMArchitecture, backbone_prefix, conv1d_weights, head_layers
 from ..tasks import glue
@@ -154,7 +154,7 @@ def _with_saved_heads(base_state: dict, folder: Path) -> dict:
     (``modules_to_save``): the base backbone has no head, and the adapter's values replace the placeholders."""
     from safetensors import safe_open
 
-    from ..adapters import WEIGHTS
+    from ..engine.adapters import WEIGHTS
 
     out = dict(base_state)
     with safe_open(str(folder / WEIGHTS), "pt") as handle:

@@ -45,7 +45,7 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import NbmergeError
-from ..io import SafetensorsSource, load_state_dict, save_state_dict
+from ..engine.io import SafetensorsSource, load_state_dict, save_state_dict
 from ..models.base import Head, features
 from ..models.vit import TinyViT
 from .train import ZooRecipe, shuffled_batches, lr_schedule

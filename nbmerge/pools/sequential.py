@@ -59,7 +59,7 @@ def _record(encoder: torch.nn.Module, arch, x, batch: int = 512) -> tuple[dict[s
 
 
 def grams_of_kind(zoo: Zoo, kind: str, n: int, seed: int = 0) -> list[dict]:
-    """Each expert's Grams of ``kind`` (``protocol.gram_kind``) on ``n`` training examples of its task: ``"data"``,
+    """Each expert's Grams of ``kind`` (``alpha_tuning.gram_kind``) on ``n`` training examples of its task: ``"data"``,
     RegMean's (``expert_grams``); ``"sequential"``, RegMean++'s at its default shrinkage."""
     if kind == "sequential":
         return [r["grams"] for r in sequential_grams(zoo, n, seed)]
@@ -84,7 +84,7 @@ def record_sequential(arch, base: dict, experts: list[dict], samples: list, offd
     """Per expert, ``{"grams", "examples", "tokens"}``: the Grams of every linear weight inside ``arch``'s blocks,
     each block recorded on expert t's block fed by the merged earlier blocks with ``samples[t]`` (arrays
     ``arch.inputs`` takes), then merged by RegMean with ``offdiag_scale`` before the next block is recorded."""
-    from ..merging import merge
+    from ..engine.merging import merge
 
     if len(samples) != len(experts):
         raise NbmergeError(f"{len(samples)} samples for {len(experts)} experts: give one per expert")

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from ..errors import CacheError, CheckpointError
-from ..io import atomic_write_bytes, atomic_write_text, jsonable, save_state_dict, sha256_file
+from ..engine.io import atomic_write_bytes, atomic_write_text, jsonable, save_state_dict, sha256_file
 from .kinds import is_pool
 
 

@@ -50,8 +50,8 @@ import numpy as np
 import torch
 
 from ..errors import CacheError, CheckpointError, NbmergeError, did_you_mean
-from ..io import atomic_write_text, load_state_dict, sha256_file
-from ..metrics import normalized_mean
+from ..engine.io import atomic_write_text, load_state_dict, sha256_file
+from ..evaluate.metrics import normalized_mean
 from ..models import arch_from_dict
 from ..models.base import Head, encoder_state_dict, load_head
 from ..models.minilm import TextArchitecture
@@ -457,7 +457,7 @@ class Zoo:
         return store_root(self.root, self.manifest)
 
     def evaluator(self, device: str = "cpu"):
-        from ..evaluation import Evaluator
+        from ..evaluate.evaluation import Evaluator
 
         if self._evaluator is None:
             expert = {t: {s: self.manifest["expert_accuracy"][s][t] for s in ("val", "test")} for t in self.tasks}
@@ -513,7 +513,7 @@ def load_zoo(suite: str, cache=None) -> Zoo:
 
 def _loaded(root: Path, tasks: list[str], arrays: dict, recipe: ZooRecipe, device: str):
     """(evaluator, base, experts) of a built zoo or imported pool, all on ``device``."""
-    from ..evaluation import Evaluator
+    from ..evaluate.evaluation import Evaluator
 
     evaluator = Evaluator(recipe.arch, _eval_splits(arrays, tasks), _load_heads(root, tasks), device=device)
 

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from ..errors import NbmergeError
-from ..claims import VERDICTS
-from ..io import atomic_write_text
+from ..evaluate.claims import VERDICTS
+from ..engine.io import atomic_write_text
 
 # nbconvert's default config name (TeX-AMS_CHTML-full) is not in the jupyter-server-mathjax bundle.
 MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"
@@ -187,7 +187,7 @@ def claim_rows(run: dict) -> list[tuple[dict, dict]]:
     step-down procedure at a family-wise error of 5% over every decided claim of the run with a p-value (None when
     it has none). Refuses duplicate claim ids across the reports."""
     from ..errors import NbmergeError
-    from ..verdicts import holm
+    from ..evaluate.verdicts import holm
 
     rows = [(dict(claim), report) for report in run["reports"] for claim in (report.get("claims") or [])]
     ids = [c.get("id") for c, _ in rows if c.get("id")]

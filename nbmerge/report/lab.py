@@ -215,7 +215,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                               "differences": differences}
         failed |= not run.ok
     if args.out:
-        from ..io import atomic_write_text
+        from ..engine.io import atomic_write_text
 
         atomic_write_text(args.out, json.dumps(results, indent=2) + "\n")
         atomic_write_text(Path(args.out).with_suffix(".md"), render(results, args.published))

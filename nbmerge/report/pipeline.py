@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 
 from ..errors import NbmergeError, RunInterrupted, did_you_mean
-from ..io import atomic_write_text
+from ..engine.io import atomic_write_text
 from ..params import fits, notebook_parameters
 from ..provenance import PROJECT_ROOT, git_sha
 from ..threads import adaptive, chosen_threads
@@ -40,7 +40,7 @@ from .validate import check_values
 
 KERNEL_NAME = "nbmerge-report"
 # how claims are recorded: 1 = held / did not hold / not tested; 2 = the four outcomes with estimate, interval,
-# threshold, mde and reading (nbmerge.verdicts)
+# threshold, mde and reading (nbmerge.evaluate.verdicts)
 CLAIMS_SCHEMA = 2
 
 
@@ -223,7 +223,7 @@ def read_metrics(path: Path) -> dict:
 
 def check_claim(claim: dict) -> "str | None":
     """Why a recorded claim's outcome does not follow from its interval and threshold (None when it does)."""
-    from ..verdicts import OUTCOMES
+    from ..evaluate.verdicts import OUTCOMES
 
     outcome = claim.get("outcome")
     if outcome not in OUTCOMES or outcome != claim.get("verdict"):

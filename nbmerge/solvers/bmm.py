@@ -14,7 +14,7 @@ from typing import Optional, Union
 import torch
 
 from ..errors import MethodError, NbmergeWarning, NumericalError
-from ..io import Source, StateDict, as_source
+from ..engine.io import Source, StateDict, as_source
 from ..methods.bmm import (
     anchor_task_vector,
     bmm_grams,
@@ -25,8 +25,8 @@ from ..methods.bmm import (
     rho_of,
     run_anchor,
 )
-from ..modules import is_linear_module, module_groups, unrecognised_matrices
-from ..walker import ModelView, WalkOptions
+from ..engine.modules import is_linear_module, module_groups, unrecognised_matrices
+from ..engine.walker import ModelView, WalkOptions
 
 
 @dataclass

@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from safetensors import SafetensorError, safe_open
 
 from ..errors import CheckpointError, NbmergeError
-from ..io import save_state_dict
+from ..engine.io import save_state_dict
 
 HEAD_FORMAT = "1"
 DEFAULT_LOGIT_SCALE = 100.0  # CLIP's trained logit_scale.exp() is clamped at 100; task_vectors heads use it

@@ -36,7 +36,7 @@ from typing import Optional
 import numpy as np
 
 from ..errors import NbmergeError
-from ..io import atomic_write_text, sha256_file
+from ..engine.io import atomic_write_text, sha256_file
 
 MANIFEST_FORMAT = 1
 TEXT_SEED = 1203

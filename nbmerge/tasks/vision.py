@@ -30,7 +30,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont, features
 
 from ..errors import NbmergeError
-from ..io import sha256_file
+from ..engine.io import sha256_file
 
 IMAGE_SIZE = 28
 RENDER_SIZE = 64  # glyphs are drawn and warped at 64 px, then downsampled (anti-aliased) to IMAGE_SIZE

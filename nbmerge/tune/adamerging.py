@@ -139,7 +139,7 @@ CHECKPOINT = "nbmerge-adamerging-checkpoint-1"
 
 
 def _save_checkpoint(path: Path, key: dict, step: int, raw: torch.Tensor, optimizer, losses: list[float]) -> None:
-    from ..io import write_tagged
+    from ..engine.io import write_tagged
 
     state = optimizer.state.get(raw, {})
     tensors = {"lambdas": raw.detach().clone()}
@@ -154,7 +154,7 @@ def _load_checkpoint(path: Path, key: dict, raw: torch.Tensor, optimizer, steps:
                      ) -> tuple[int, list[float]]:
     """Restore λ and Adam's state from ``path`` when it was written by this run's settings and inputs; (step,
     losses) to go on from, or (0, []) to start anew (said so, unless there is no checkpoint)."""
-    from ..io import read_tagged
+    from ..engine.io import read_tagged
 
     if not path.exists():
         return 0, []
@@ -240,8 +240,8 @@ def validation_inputs(zoo, device: str = "cpu") -> dict[str, torch.Tensor]:
 def learn_on_zoo(zoo, settings: AdaMergingSettings = AdaMergingSettings(), *, device: str = "cpu",
                  checkpoint: Optional[str | Path] = None, progress=None, log: Callable = print) -> Coefficients:
     """AdaMerging's coefficients for a zoo's experts, learned on its validation inputs (labels unread)."""
-    from ..io import load_state_dict
-    from ..protocol import zoo_fingerprint
+    from ..engine.io import load_state_dict
+    from ..evaluate.trialcache import zoo_fingerprint
 
     base = load_state_dict(zoo.base_path)
     experts = [load_state_dict(path) for path in zoo.expert_paths]
@@ -254,12 +254,12 @@ def learn_on_zoo(zoo, settings: AdaMergingSettings = AdaMergingSettings(), *, de
 def tune_and_test(cache, base: Mapping[str, torch.Tensor], experts: Sequence[Mapping[str, torch.Tensor]],
                   settings_of: Callable[[int], AdaMergingSettings], seeds: Sequence[int],
                   validation: Callable[[int], object], device: str = "cpu") -> list[tuple]:
-    """AdaMerging under the notebooks' protocol, as ``[(protocol.Tuned, test Predictions)]`` per seed: its
+    """AdaMerging under the notebooks' protocol, as ``[(alpha_tuning.Tuned, test Predictions)]`` per seed: its
     coefficients learned with ``settings_of(seed)`` (the seed orders the batches: one training run is one draw) on the
     unlabeled inputs of the trial cache's whole validation split, then α chosen on the grid within
     ``validation(seed)`` (that seed's labeled subset) and tested once, like every method. Labels and test inputs never
     reach the training; a warm cache trains nothing."""
-    from .. import protocol
+    from . import alpha_tuning
 
     evaluator = cache.evaluator
     tasks = list(evaluator.task_names)
@@ -272,7 +272,7 @@ def tune_and_test(cache, base: Mapping[str, torch.Tensor], experts: Sequence[Map
                                          {t: evaluator.unlabeled(t, "val") for t in tasks}, base, experts, settings,
                                          device=device, log=lambda *_: None)
             return learned.merged(base, experts)
-        return (protocol.method_recipe("adamerging", {**asdict(settings), "inputs": "val (whole split, unlabeled)"}),
-                merged_at_one)
+        params = {**asdict(settings), "inputs": "val (whole split, unlabeled)"}
+        return alpha_tuning.method_recipe("adamerging", params), merged_at_one
 
-    return protocol.tune_at_seeds(cache, base, seeds, validation, recipe_and_merge)
+    return alpha_tuning.tune_at_seeds(cache, base, seeds, validation, recipe_and_merge)

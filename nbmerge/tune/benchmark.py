@@ -5,7 +5,7 @@ anchor's α* tuned on it (:func:`nbmerge.tune.study.tune_anchor`); then, per var
 Grams), one BMM search whose prior mean is that tuned anchor (:func:`nbmerge.tune.study.run_search`, seeded with
 the same seed). The run keeps each search's test predictions beside its anchor's (and, when the scale is searched,
 the anchor's at α*·s*): the claims compare them over the seeds and the test examples at once
-(``nbmerge.verdicts.compare``), so the validation noise and the search's draw are both in the interval.
+(``nbmerge.evaluate.verdicts.compare``), so the validation noise and the search's draw are both in the interval.
 
 BMM's assembly scale s: with ``with_scale=False`` it is ablated (s = 1), BMM and its anchor share the anchor's α*,
 and at ρ → ∞ BMM *is* the tuned anchor, so a gain cannot be re-scaling. With ``with_scale=True`` BMM is also
@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
-from .. import protocol
+from ..evaluate import protocol
 from .study import AnchorRun, Lab, run_search, scaled_anchor, tune_anchor
 
 

@@ -21,15 +21,17 @@ import torch
 
 from ..device import resolve_device, synchronize
 from ..errors import MethodError, NbmergeError
-from ..io import StateDict, save_state_dict
+from ..engine.io import StateDict, save_state_dict
 from ..methods import get_method
 from ..methods.bmm import parse_anchor_params, run_anchor
-from ..modules import MODULE_TYPES, module_groups, module_type
+from ..engine.modules import MODULE_TYPES, module_groups, module_type
 from ..codehash import digest as key_digest
-from ..protocol import Predictions, TrialCache, gram_name, method_recipe
+from ..evaluate.trialcache import TrialCache
+from ..evaluate.protocol import Predictions
+from .alpha import gram_name, method_recipe
 from ..pools.zoo import expert_grams, load_models
 from ..solvers.bmm import BMMSolver
-from ..walker import WalkOptions
+from ..engine.walker import WalkOptions
 from .search import DEFAULT_GRID, SearchResult, Space, search
 
 # log10 ρ with λ = ρ·tr(Σ_t G_t)/d_in: a normalised range (our choice; the paper does not publish one). At −4, λ
@@ -187,7 +189,7 @@ class BMMTuning:
 
 def as_result(preds: Predictions, expert: dict) -> dict:
     """An ``Evaluator.evaluate``-style result (per-task and mean accuracy, NLL, ECE, normalized) from predictions."""
-    from ..metrics import expected_calibration_error
+    from ..evaluate.metrics import expected_calibration_error
 
     tasks = {}
     for task in preds.tasks:
@@ -444,7 +446,7 @@ def tune_bmm(zoo, anchor: str = "task_arithmetic", *, anchor_params=None, grams:
     shares its log, and a rerun with warm caches replays it instead of searching again. ``out``: write the tuned
     merge there as an ordinary safetensors checkpoint.
 
-    ``cache``: a ``protocol.TrialCache`` (its evaluator's ``val`` split, possibly a seeded subset, is what the
+    ``cache``: a ``trialcache.TrialCache`` (its evaluator's ``val`` split, possibly a seeded subset, is what the
     search sees). The anchor's predictions and every trial's (the best merge's test ones too) go through it under
     canonical recipes, so a search replayed from a complete log with cached predictions computes nothing: no Grams,
     no anchor, no solver (``BMMTuning.build_solver()`` builds it when asked). Without a cache, an in-memory one is

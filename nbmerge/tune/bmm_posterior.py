@@ -23,10 +23,10 @@ from typing import Callable, Mapping, Sequence, Union
 import numpy as np
 import torch
 
-from .. import protocol
-from ..calibration import fit_temperature, rescaled
+from ..evaluate import trialcache
+from ..evaluate.calibration import fit_temperature, rescaled
 from ..errors import NbmergeError
-from ..protocol import Predictions
+from ..evaluate.protocol import Predictions
 from .bmm import BMMTuning
 from .study import stored
 
@@ -42,7 +42,7 @@ def gram_tokens(zoo, gram_examples: int, seed: int = 0) -> int:
                for t in zoo.tasks)
 
 
-def posterior_noise(cache: protocol.TrialCache, zoo, tuning: BMMTuning) -> dict[str, float]:
+def posterior_noise(cache: trialcache.TrialCache, zoo, tuning: BMMTuning) -> dict[str, float]:
     """σ̂² per linear module at the tuned point (the τ = 1 noise): the residual variance per token and output,
     N = the tokens behind the data Grams. Kept beside the trial cache (it needs the solver)."""
     gram_examples, gram_seed = tuning.settings["gram_examples"], tuning.settings["gram_seed"]
@@ -68,7 +68,7 @@ def draw_recipe(point_recipe: dict, temperature: float, seed: int, index: int) -
             "temperature": float(temperature), "seed": int(seed), "draw": int(index)}
 
 
-def posterior_draws(cache: protocol.TrialCache, tuning, noise: Noise, temperature: float, samples: int, seed: int,
+def posterior_draws(cache: trialcache.TrialCache, tuning, noise: Noise, temperature: float, samples: int, seed: int,
                     split: str) -> list[Predictions]:
     """Predictions of ``samples`` posterior draws around ``tuning``'s point estimate at posterior temperature τ,
     each through the trial cache. ``noise``: σ̂² per module, or a function returning it (then it and the solver are

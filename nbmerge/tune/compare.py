@@ -18,7 +18,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from .. import protocol
+from ..evaluate import protocol
 from .study import AnchorRun, Lab, run_search, search_seconds, tune_anchor
 
 STRATEGY_NAMES = {"bayes": "BO (per-group λ)", "shared": "shared λ (BO)", "random": "random search",

@@ -134,7 +134,7 @@ def learn_masks(arch, heads: Mapping[str, object], labeled: Mapping[str, tuple[t
 def learn_on_zoo(zoo, settings: LocalizeSettings = LocalizeSettings(), *, device: str = "cpu",
                  progress=None) -> Masks:
     """A zoo's masks, learned on k-shot examples of its validation split (test never read)."""
-    from ..io import load_state_dict
+    from ..engine.io import load_state_dict
 
     base = load_state_dict(zoo.base_path)
     experts = [load_state_dict(path) for path in zoo.expert_paths]
@@ -147,7 +147,7 @@ def learn_on_zoo(zoo, settings: LocalizeSettings = LocalizeSettings(), *, device
 def tune_and_test(cache, base: Mapping[str, torch.Tensor], experts: Sequence[Mapping[str, torch.Tensor]],
                   settings_of: Callable[[int], LocalizeSettings], seeds: Sequence[int],
                   validation: Callable[[int], object], device: str = "cpu") -> list[tuple]:
-    """Localize-and-Stitch with learned masks under the notebooks' protocol, as ``[(protocol.Tuned, test
+    """Localize-and-Stitch with learned masks under the notebooks' protocol, as ``[(alpha_tuning.Tuned, test
     Predictions)]`` per seed: within ``validation(seed)``, each task's mask is learned with ``settings_of(seed)`` on
     that seed's labeled validation subset (the examples α is chosen on: one subset is one draw), the masks are
     stitched by the registered ``localize_stitch`` from their file, and α is chosen on the grid and tested once, like
@@ -155,9 +155,9 @@ def tune_and_test(cache, base: Mapping[str, torch.Tensor], experts: Sequence[Map
     import tempfile
     from pathlib import Path
 
-    from .. import protocol
-    from ..merging import merge
-    from ..walker import WalkOptions
+    from . import alpha_tuning
+    from ..engine.merging import merge
+    from ..engine.walker import WalkOptions
 
     evaluator = cache.evaluator
     tasks = list(evaluator.task_names)
@@ -174,7 +174,7 @@ def tune_and_test(cache, base: Mapping[str, torch.Tensor], experts: Sequence[Map
                 path = masks.save(Path(folder) / "masks.safetensors")
                 return merge("localize_stitch", base, experts, {"masks": str(path), "scale": 1.0},
                              walk=WalkOptions(device=device))
-        return (protocol.method_recipe("localize_stitch", {"masks": "learned", **asdict(settings),
+        return (alpha_tuning.method_recipe("localize_stitch", {"masks": "learned", **asdict(settings),
                                                            "examples": f"val {subset} (labeled)"}), merged_at_one)
 
-    return protocol.tune_at_seeds(cache, base, seeds, validation, recipe_and_merge)
+    return alpha_tuning.tune_at_seeds(cache, base, seeds, validation, recipe_and_merge)

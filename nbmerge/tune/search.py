@@ -62,7 +62,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from ..errors import NbmergeError, NbmergeWarning
-from ..io import atomic_write_text, jsonable
+from ..engine.io import atomic_write_text, jsonable
 from ..progress import progress_bar
 from .executors import InProcess, Outcome, build_objective  # noqa: F401  (part of this module's API)
 

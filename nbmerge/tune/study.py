@@ -7,8 +7,8 @@ run a BMM search and keep a small result, so that their trial-cache entries, sea
   can stand for another expert set of the same tasks (:meth:`Lab.with_experts`) or another validation subset
   (:meth:`Lab.at_seed`).
 * :func:`tune_anchor`: the anchor's global coefficient α chosen on the validation subset over
-  ``protocol.SCALE_GRID`` (``protocol.tune_method``, the recipe the ACE notebook and the tour use), with its test
-  predictions at that α.
+  ``alpha_tuning.SCALE_GRID`` (``alpha_tuning.tune_method``, the recipe the ACE notebook and the tour use), with its
+  test predictions at that α.
 * :func:`run_search`: one seeded BMM search whose prior mean is that α*-tuned anchor; its log lives under the
   trial cache, named by the search's identity, so a warm rerun replays it and evaluates nothing.
 * :func:`stored`: a small JSON-able result (a noise estimate, a Gram alignment, an analysis of the checkpoints)
@@ -27,7 +27,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Optional
 
-from .. import protocol
+from ..evaluate import protocol
+from . import alpha_tuning
+from ..evaluate import trialcache
 from ..errors import NbmergeError, NbmergeWarning
 from ..methods import get_method
 
@@ -69,7 +71,7 @@ class Lab:
     every accuracy, and the memo ``tune_bmm`` shares between searches (models, Grams, anchor merges, solvers)."""
 
     zoo: object
-    cache: protocol.TrialCache
+    cache: trialcache.TrialCache
     expert_accuracy: dict                                     # the zoo's experts on their own tasks (test)
     memo: dict = field(default_factory=dict, repr=False)
     cache_dir: str = ""
@@ -110,7 +112,7 @@ class Lab:
         seed tunes on its own subset, so the validation noise is part of the spread over seeds."""
         if seed == self.val_seed:
             return self
-        trials = protocol.trial_cache(self.zoo, self.device, self.cache_dir, self.val_examples, seed)
+        trials = trialcache.trial_cache(self.zoo, self.device, self.cache_dir, self.val_examples, seed)
         return replace(self, cache=trials, val_seed=seed)
 
     def with_experts(self, experts: list, name: str) -> "Lab":
@@ -134,7 +136,7 @@ def open_lab(suite: str, *, cache: str = "", device: str = "cpu", val_examples: 
     from ..pools.zoo import open_zoo
 
     zoo = open_zoo(suite, cache)
-    trials = protocol.trial_cache(zoo, device, cache, val_examples, seed, **({"log": log} if log else {}))
+    trials = trialcache.trial_cache(zoo, device, cache, val_examples, seed, **({"log": log} if log else {}))
     return Lab(zoo, trials, zoo.expert_accuracy, {}, cache, device, val_examples, seed)
 
 
@@ -145,7 +147,7 @@ class AnchorRun:
 
     name: str
     params: dict          # the anchor's own parameters (no α)
-    tuned: protocol.Tuned
+    tuned: alpha_tuning.Tuned
     test: protocol.Predictions
 
     @property
@@ -159,21 +161,22 @@ class AnchorRun:
 
 def tune_anchor(lab: Lab, anchor: str, *, wudi_steps: int = 300, gram_examples: int = 256, gram_seed: int = 0,
                 device: str = "cpu") -> AnchorRun:
-    """``anchor``'s α* on the lab's validation subset over ``protocol.SCALE_GRID``, and its test predictions there."""
+    """``anchor``'s α* on the lab's validation subset over ``alpha_tuning.SCALE_GRID``, and its test predictions
+    there."""
     from .bmm import shared_grams
 
     params = anchor_params(anchor, wudi_steps)
     needs = anchor_needs_grams(anchor)
-    tuned = protocol.tune_method(
+    tuned = alpha_tuning.tune_method(
         lab.cache, anchor, lab.base, lab.experts, params,
         grams=(lambda: shared_grams(lab.memo, lab.zoo, gram_examples, gram_seed)) if needs else None,
-        grams_name=protocol.gram_name(gram_examples, gram_seed) if needs else None, device=device)
-    return AnchorRun(anchor, params, tuned, protocol.method_test(lab.cache, tuned, lab.base))
+        grams_name=alpha_tuning.gram_name(gram_examples, gram_seed) if needs else None, device=device)
+    return AnchorRun(anchor, params, tuned, alpha_tuning.method_test(lab.cache, tuned, lab.base))
 
 
 def scaled_anchor(lab: Lab, anchor: AnchorRun, s: float) -> protocol.Predictions:
     """Test predictions of the anchor at α*·s: the anchor given BMM's assembly scale s too."""
-    return protocol.test_at(lab.cache, replace(anchor.tuned, alpha=float(anchor.alpha * s)), anchor.tuned.merge_fn,
+    return alpha_tuning.test_at(lab.cache, replace(anchor.tuned, alpha=float(anchor.alpha * s)), anchor.tuned.merge_fn,
                             lab.base)
 
 
@@ -225,7 +228,7 @@ def read_record(root: Optional[Path], kind: str, key, log: Optional[Callable] = 
 def write_record(root: Optional[Path], kind: str, key, value, *, name=None) -> None:
     """Keep ``value`` sealed with ``key`` under ``root`` (atomically; nothing without a root)."""
     from ..codehash import seal
-    from ..io import atomic_write_text
+    from ..engine.io import atomic_write_text
 
     if root is None:
         return

@@ -11,11 +11,11 @@ from typing import Sequence
 import torch
 
 from ..device import resolve_device, synchronize
-from ..merging import merge
+from ..engine.merging import merge
 from ..methods.bmm import run_anchor
 from ..solvers.bmm import BMMSolver
 from ..testing import openclip_vit_shapes, random_experts, random_model
-from ..walker import WalkOptions
+from ..engine.walker import WalkOptions
 
 
 def _timed(fn, device: str, repeats: int) -> tuple[float, object]:

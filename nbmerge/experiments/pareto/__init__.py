@@ -23,7 +23,7 @@ Protocol (decided here, stated in the report; the paper's own protocol could not
   **IVON multitask reference**: IVON with the posteriors' recipe and steps on Σ_t α_t ℓ_t (at a vertex, IVON run 0
   of that task), so that the posteriors and a reference share optimizer and budget. The IVON runs take the
   experts' steps (``ivon_steps`` 0), as the multitask runs do.
-* **evaluation**: every model through the shared trial cache (nbmerge.protocol): test on the whole
+* **evaluation**: every model through the shared trial cache (nbmerge.evaluate.protocol): test on the whole
   split, validation on a fixed seeded subset of ``val_examples`` per task; a rerun evaluates nothing again.
 * **collapse**: when at the chosen τ every responsibility is ≥ 0.99 on one run (:func:`runs.collapsed`), the
   mixture is one IVON run per task; this is logged, and P1a, P1b and P2 are "not tested" (the comparison would be
@@ -31,7 +31,7 @@ Protocol (decided here, stated in the report; the paper's own protocol could not
 * **P1a/P1b** (fronts): hypervolume of each front's test accuracies over the base model's (the paper names no
   metric: our choice), in pts². The estimate HV(mixture) − mean_k HV(X@k), X = IVON-Hess (P1a) or simple (P1b),
   gets a two-level bootstrap interval (the K runs with replacement, then the test examples within each task, one
-  draw shared by every front and the base) and is decided against 0 by :func:`nbmerge.verdicts.decide`; fronts
+  draw shared by every front and the base) and is decided against 0 by :func:`nbmerge.evaluate.verdicts.decide`; fronts
   all zero, identical or at chance are not tested.
 * **P2** (gap closed): each model's α is chosen on validation among the multitask α (the same set for every
   family and for multitask); the share (mixture − simple)/(multitask − simple) of test mean accuracy, simple over

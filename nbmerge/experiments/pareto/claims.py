@@ -45,7 +45,7 @@ def _others(results: Sequence[dict], pick) -> str:
 
 def pareto_claims(results: Sequence[dict], costs: Sequence[dict], surrogates: dict, config: ParetoConfig) -> list:
     """P1a, P1b, P2 and P3, decided on the first (2-task) subset; a 3-task subset's numbers are given beside."""
-    from ...verdicts import not_tested
+    from ...evaluate.verdicts import not_tested
 
     out = []
     suite = config.suite
@@ -100,7 +100,7 @@ def pareto_claims(results: Sequence[dict], costs: Sequence[dict], surrogates: di
 
 
 def p3_claim(results: Sequence[dict], surrogates: dict, config: ParetoConfig, setting: str = ""):
-    from ...verdicts import decide, not_tested
+    from ...evaluate.verdicts import decide, not_tested
 
     m = p3_measure(results[0], config.bootstrap, config.seed) if results else None
     text = ("Once the surrogates exist, a front of hundreds of α takes seconds against hours of multitask "

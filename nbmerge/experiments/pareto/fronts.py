@@ -14,7 +14,7 @@ import torch
 from ...codehash import digest
 from ...device import synchronize
 from ...errors import NbmergeError
-from ...io import load_state_dict
+from ...engine.io import load_state_dict
 from ...solvers import pareto
 from ...tune.study import read_record, write_record
 from .config import FAMILIES, IVON_FAMILIES, MIXTURE, PER_RUN, ParetoConfig, family_of

@@ -18,7 +18,7 @@ from .fronts import merge_family, prepare
 
 def subset_evaluator(zoo, tasks: Sequence[str], examples: int, device: str):
     """An evaluator over the first ``examples`` test examples of each task (all when 0)."""
-    from ...evaluation import Evaluator
+    from ...evaluate.evaluation import Evaluator
 
     cap = slice(0, examples or None)
     heads = zoo.heads()

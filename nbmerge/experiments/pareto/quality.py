@@ -47,7 +47,7 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
 
 
 def _at_chance(correct: Sequence[np.ndarray], predictions: dict) -> bool:
-    from ...protocol import CHANCE_MARGIN
+    from ...evaluate.protocol import CHANCE_MARGIN
 
     chance = next(iter(predictions.values())).chance()
     return float(np.mean([c.mean() for c in correct])) <= chance + CHANCE_MARGIN
@@ -92,13 +92,13 @@ def compare_fronts(fronts: dict, base: "object", a: str, b, tasks: Sequence[str]
     """Decide "front ``a`` is closer to multitask than the fronts ``b``" (one name, or the K single-run fronts of
     a family) by hypervolume over the base model's accuracies: the estimate is HV(a) − mean_k HV(b_k) in pts², its
     interval a two-level bootstrap (the runs k with replacement, then the test examples within each task, one draw
-    shared by every front and by the base); threshold 0 (:func:`nbmerge.verdicts.decide`). Not tested when
+    shared by every front and by the base); threshold 0 (:func:`nbmerge.evaluate.verdicts.decide`). Not tested when
     ``collapsed`` says why (the mixture is one of its runs), when every hypervolume is 0 (no point beats the base
     on every task), when a front is at chance, or when ``a`` makes the same test predictions as some ``b_k``
     (≥ 99.5% agreement). ``fronts``: name → {row: test Predictions}; ``base``: the base model's test Predictions;
     ``boot`` caches the resampled hypervolumes across calls."""
-    from ...protocol import COLLAPSED_AGREEMENT
-    from ...verdicts import decide, not_tested
+    from ...evaluate.protocol import COLLAPSED_AGREEMENT
+    from ...evaluate.verdicts import decide, not_tested
 
     bs = [b] if isinstance(b, str) else list(b)
     boot = {} if boot is None else boot
@@ -142,8 +142,8 @@ def gap_closed(simple, mixture: "object", multitask: "object", tasks: Sequence[s
     model); decided against :data:`MOST` (50%) and the paper's ``effect`` (%). Not tested when ``collapsed`` says
     why, when a model is at chance, or when multitask is not reliably above simple merging (the interval of
     multitask − simple reaches 0: no gap to close)."""
-    from ...protocol import CHANCE_MARGIN
-    from ...verdicts import decide, not_tested
+    from ...evaluate.protocol import CHANCE_MARGIN
+    from ...evaluate.verdicts import decide, not_tested
 
     simples = [simple] if not isinstance(simple, (list, tuple)) else list(simple)
     models = (*simples, mixture, multitask)

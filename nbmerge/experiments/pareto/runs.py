@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from ...device import synchronize
-from ...io import load_state_dict
+from ...engine.io import load_state_dict
 from ...pools.posteriors import ivon_offsets
 from ...solvers import pareto
 from .config import MIXTURE, MULTITASK_IVON, ParetoConfig, family_of, front_names, label

@@ -66,7 +66,7 @@ def float_task_vectors(base, experts, walk: Optional[WalkOptions] = None
 def assemble(view: ModelView, keys: Sequence[str], theta0: Mapping[str, torch.Tensor],
              updates: Sequence[Mapping[str, torch.Tensor]], scale: float) -> list[dict]:
     """θ₀ + α·update_t for every task, in the base's dtypes; non-floating tensors as the base has them."""
-    from .errors import NumericalError
+    from ..errors import NumericalError
     from .walker import all_finite
 
     models = []

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from .errors import MethodError, did_you_mean
+from ..errors import MethodError, did_you_mean
 
 RUN_OPTIONS = {"walk", "stream"}
 STATISTICS = ("grams", "fishers")
@@ -42,7 +42,7 @@ class Method:
     params: dict[str, Param] = field(default_factory=dict)
     #: statistics the method uses when given and can do without (BMM: grams, else a data-free proxy)
     optional: tuple[str, ...] = ()
-    #: one model per task (nbmerge.taskaware.TaskModels), not a single merged model: needs the task at inference
+    #: one model per task (nbmerge.engine.taskaware.TaskModels), not a single merged model: needs the task at inference
     task_aware: bool = False
     #: the most experts the method merges (SLERP: one, into the base); None: any number
     max_experts: Optional[int] = None

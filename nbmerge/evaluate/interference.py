@@ -18,12 +18,13 @@ from typing import Optional
 import numpy as np
 import torch
 
-from .modules import module_depth, module_type
-from .walker import is_linear_weight, task_vectors
+from ..engine.modules import module_depth, module_type
+from ..engine.walker import is_linear_weight, task_vectors
 
 
 def module_kind(key: str) -> tuple[str, Optional[int]]:
-    """(attn-in | attn-out | mlp-in | mlp-out | other, block depth), by BMM's tying rules (``nbmerge/modules.py``)."""
+    """(attn-in | attn-out | mlp-in | mlp-out | other, block depth), by BMM's tying rules
+    (``nbmerge/engine/modules.py``)."""
     kind = module_type(key)
     return (kind.replace("_", "-") if kind else "other"), module_depth(key)
 

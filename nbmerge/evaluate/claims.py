@@ -1,6 +1,6 @@
 """A paper's claim and this run's outcome on it: what every report notebook records and the index tabulates.
 
-An outcome is computed from the run's own numbers by :mod:`nbmerge.verdicts` (held, contradicted, inconclusive,
+An outcome is computed from the run's own numbers by :mod:`nbmerge.evaluate.verdicts` (held, contradicted, inconclusive,
 or not tested with the reason); nothing is typed in by hand. ``docs/protocol.md`` says how each is decided.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from .errors import NbmergeError
+from ..errors import NbmergeError
 from .verdicts import OUTCOMES, READINGS, Decision, not_tested
 
 VERDICTS = OUTCOMES
@@ -62,8 +62,8 @@ class Claim:
 
 def claim(text: str, source: str, decision: Optional[Decision], evidence: str = "", *, id: str = "",
           paper: str = "", ours: str = "", suite: str = "", setting: str = "") -> Claim:
-    """A claim decided by ``decision`` (a :class:`~nbmerge.verdicts.Decision`); ``None`` means the run could not
-    test it (say why in ``evidence``). A bare True/False is refused: an outcome needs its interval."""
+    """A claim decided by ``decision`` (a :class:`~nbmerge.evaluate.verdicts.Decision`); ``None`` means the run could
+    not test it (say why in ``evidence``). A bare True/False is refused: an outcome needs its interval."""
     if isinstance(decision, bool):
         raise NbmergeError(f"claim {id or text!r}: give a verdicts.Decision, not {decision!r} (held, contradicted "
                            "and inconclusive are decided from an interval against a threshold)")

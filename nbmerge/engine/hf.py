@@ -22,7 +22,7 @@ from typing import Any, Optional, Union
 import torch
 
 from .adapters import is_adapter
-from .errors import CheckpointError
+from ..errors import CheckpointError
 from .io import check_not_an_input, current_umask, write_tensors
 
 #: the default largest shard of a folder output (as ``--max-shard-size 5G``)
@@ -122,7 +122,7 @@ def _copy_base_files(source: Optional[Path], target: Path, out_dtype: Optional[t
 
 def model_card(record: Mapping[str, Any], base: str, experts: Sequence[str], title: str) -> str:
     """A short README.md: the method, its parameters, the experts (with weights) and the nbmerge version."""
-    from . import __version__
+    from .. import __version__
 
     weights = record.get("weights") or [1.0] * len(experts)
     lines = ["---", "library_name: transformers", "tags:", "- merge", "- nbmerge", "---",

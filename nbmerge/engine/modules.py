@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Optional
 
-from .errors import MethodError
+from ..errors import MethodError
 
 MODULE_TYPES = ("attn_in", "attn_out", "mlp_in", "mlp_out")
 

@@ -30,8 +30,8 @@ from typing import Any, Optional, Union
 
 import torch
 
-from .errors import NbmergeError
-from .methods import get_method
+from ..errors import NbmergeError
+from ..methods import get_method
 from .modules import check_module_kinds
 from .walk_options import RECIPE_KEYS, flagged
 

@@ -15,10 +15,10 @@ from typing import Any, Optional
 
 import torch
 
-from .errors import MethodError, NbmergeWarning
+from ..errors import MethodError, NbmergeWarning
 from .hf import DEFAULT_MAX_SHARD_BYTES, base_folder, check_output_folder, write_folder
 from .io import Source, StateDict, as_source, check_not_an_input, write_tensors
-from .methods import get_method
+from ..methods import get_method
 from .pairing import check_pairing
 from .sources import CastOutput, WeightedExpert
 from .walker import MergeStream, WalkOptions
@@ -43,7 +43,7 @@ def merge_to_file(method: str, base: Source, experts: Sequence[Source], out: str
     ``weights``: one per expert, scaling its task vector before merging (a recipe's per-model weights).
     ``out_dtype``: the output's floating-point dtype (default: the base's, tensor by tensor).
     ``progress``: a progress bar on stderr over the bytes merged (shown after 2 s); ``None``: when stderr is a
-    terminal. An expert may be a LoRA adapter folder (:mod:`nbmerge.adapters`).
+    terminal. An expert may be a LoRA adapter folder (:mod:`nbmerge.engine.adapters`).
     """
     check_not_an_input(out, _inputs(base, experts, grams, fishers))
     _check_pairings(experts, grams, fishers)
@@ -60,14 +60,14 @@ def merge_to_folder(method: str, base: Source, experts: Sequence[Source], out: s
                     walk: Optional[WalkOptions] = None, max_shard_bytes: Optional[int] = DEFAULT_MAX_SHARD_BYTES,
                     weights: Optional[Sequence[float]] = None, out_dtype=None,
                     progress: Optional[bool] = None) -> Path:
-    """Merge into a Hugging Face folder that ``AutoModel*.from_pretrained(out)`` loads (:mod:`nbmerge.hf`).
+    """Merge into a Hugging Face folder that ``AutoModel*.from_pretrained(out)`` loads (:mod:`nbmerge.engine.hf`).
 
     The weights go to ``model.safetensors`` (shards and ``model.safetensors.index.json`` above
     ``max_shard_bytes``); ``config.json``, ``generation_config.json`` and the tokenizer files are copied from the
     base's folder, and a ``README.md`` model card records the merge. The folder appears complete or not at all;
     an existing ``out`` must be empty or an earlier nbmerge output, and no input may lie inside it. Other
     arguments as :func:`merge_to_file`. Sequence-classifier experts with per-task heads (GLUE) merge their backbone
-    and give one folder per task under ``out`` (:mod:`nbmerge.classifiers`).
+    and give one folder per task under ``out`` (:mod:`nbmerge.engine.classifiers`).
     """
     from .classifiers import backbone_sources, is_classifier_merge, write_classifier_folders
 
@@ -99,7 +99,7 @@ def merge_to_folder(method: str, base: Source, experts: Sequence[Source], out: s
 
 def _write_task_models(method, base, experts, out, params, grams, fishers, walk, max_shard_bytes, weights,
                        out_dtype) -> Path:
-    """A task-aware method's models (:mod:`nbmerge.taskaware`): ``out/<NN>-<expert name>/``, one model folder per
+    """A task-aware method's models (:mod:`nbmerge.engine.taskaware`): ``out/<NN>-<expert name>/``, one model folder per
     task, each with its model card; the folder appears complete or not at all."""
     import shutil
     import tempfile
@@ -132,7 +132,8 @@ def _write_task_models(method, base, experts, out, params, grams, fishers, walk,
 
 
 def _check_pairings(experts, grams, fishers) -> None:
-    """Statistics files whose recorded tasks contradict the experts' order are refused (:mod:`nbmerge.pairing`)."""
+    """Statistics files whose recorded tasks contradict the experts' order are refused
+    (:mod:`nbmerge.engine.pairing`)."""
     check_pairing(experts, grams, "grams")
     check_pairing(experts, fishers, "fishers")
 

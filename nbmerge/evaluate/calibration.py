@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from . import protocol
-from .errors import NbmergeError
+from ..errors import NbmergeError
 from .metrics import ece_bins, expected_calibration_error
 from .protocol import Predictions
 
@@ -97,7 +97,7 @@ def ece_difference(a: Predictions, b: Predictions, bins: int = ECE_BINS, n_boot:
 def ece_difference_samples(pairs, bins: int = ECE_BINS, n_boot: int = protocol.BOOTSTRAP, seed: int = 0,
                            scale: float = 100.0) -> tuple[float, np.ndarray, int]:
     """ECE(A) − ECE(B), mean over seeds and tasks, with two-level bootstrap samples, for ``pairs`` = one (A, B) pair
-    of :class:`~nbmerge.protocol.Predictions` per seed on the same test examples.
+    of :class:`~nbmerge.evaluate.protocol.Predictions` per seed on the same test examples.
 
     Each replicate draws the seeds with replacement, then the examples within each task (the same indices for every
     seed and for A and B: they share one test set), recomputes both ECEs on the resample and averages the difference

@@ -14,8 +14,8 @@ import numpy as np
 import torch
 
 from .metrics import accuracy, expected_calibration_error, nll
-from .models.base import Head, features, load_encoder_weights
-from .models.base import ModelFamily
+from ..models.base import Head, features, load_encoder_weights
+from ..models.base import ModelFamily
 
 
 class Evaluator:

@@ -15,7 +15,7 @@ from typing import Sequence, Union
 
 import torch
 
-from .errors import NbmergeError
+from ..errors import NbmergeError
 
 PathLike = Union[str, os.PathLike]
 

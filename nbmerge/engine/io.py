@@ -26,7 +26,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import save as st_save
 from safetensors.torch import save_file as st_save_file
 
-from .errors import CheckpointError, NbmergeError
+from ..errors import CheckpointError, NbmergeError
 
 StateDict = dict[str, torch.Tensor]
 
@@ -293,7 +293,7 @@ Source = Union[str, os.PathLike, Mapping[str, torch.Tensor], TensorSource]
 
 def as_source(obj: Source, name: str | None = None, base: TensorSource | None = None) -> TensorSource:
     """Accept a path, a state dict, or an existing source. A LoRA adapter folder (``adapter_config.json``) is an
-    expert read over ``base``: the model θ₀ + ΔW it defines (:mod:`nbmerge.adapters`)."""
+    expert read over ``base``: the model θ₀ + ΔW it defines (:mod:`nbmerge.engine.adapters`)."""
     if isinstance(obj, (str, os.PathLike)):
         from .adapters import AdapterExpert, is_adapter
 

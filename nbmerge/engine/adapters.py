@@ -24,7 +24,7 @@ from typing import Union
 import torch
 from safetensors import SafetensorError, safe_open
 
-from .errors import CheckpointError
+from ..errors import CheckpointError
 from .linalg import LowRank
 
 CONFIG = "adapter_config.json"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .errors import NumericalError
+from ..errors import NumericalError
 
 # Singular vectors from a float64 Gram: eigenvalue errors are ~eps64·σ_max², so directions whose singular value
 # is above GRAM_RCOND·σ_max come out at float32 round-off (relative error ≲ eps64/GRAM_RCOND² ≈ 1e-8). Below

@@ -25,7 +25,7 @@ from typing import Any, Mapping, Optional, Sequence, Union
 import torch
 
 from .adapters import is_adapter
-from .errors import CheckpointError
+from ..errors import CheckpointError
 from .io import SafetensorsSource, write_tensors
 
 PathLike = Union[str, os.PathLike]
@@ -76,7 +76,7 @@ class _Renamed:
 def _prefix(expert: Path) -> str:
     from transformers import AutoConfig
 
-    from .models.lm import backbone_prefix
+    from ..models.lm import backbone_prefix
 
     return backbone_prefix(AutoConfig.from_pretrained(expert, local_files_only=True)) + "."
 

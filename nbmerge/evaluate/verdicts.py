@@ -27,7 +27,7 @@ from typing import Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from .errors import NbmergeError
+from ..errors import NbmergeError
 
 OUTCOMES = ("held", "contradicted", "inconclusive", "not tested")
 READINGS = ("paper", "strict")
@@ -198,7 +198,7 @@ def decide(estimate: float, samples: Optional[np.ndarray] = None, *, threshold: 
 
 def task_differences(a, b, expert: Optional[Mapping[str, float]] = None) -> dict[str, np.ndarray]:
     """Per task, the per-example difference of correctness A − B, divided by the expert's accuracy when given
-    (normalized accuracy), for two :class:`~nbmerge.protocol.Predictions` on the same test examples."""
+    (normalized accuracy), for two :class:`~nbmerge.evaluate.protocol.Predictions` on the same test examples."""
     if set(a.tasks) != set(b.tasks):
         raise NbmergeError(f"task_differences: different tasks {a.tasks} vs {b.tasks}")
     out = {}
@@ -243,7 +243,7 @@ def compare(pairs: Sequence[tuple], expert: Optional[Mapping[str, float]] = None
             effect: Optional[float] = None, reading: str = "paper", names=("A", "B"), seed: int = 0) -> Decision:
     """"A beats B" (or "A is within ±m of B": ``threshold=[-m, m]``) over seeds and test examples: ``pairs`` are
     (A, B) predictions, one pair per seed. Not tested when, at every seed, the comparison is vacuous
-    (:func:`nbmerge.protocol.vacuous`); otherwise the vacuous seeds are left out and named in ``why``."""
+    (:func:`nbmerge.evaluate.protocol.vacuous`); otherwise the vacuous seeds are left out and named in ``why``."""
     from .protocol import agreement, vacuous
 
     usable, skipped = [], []

@@ -31,7 +31,7 @@ from typing import Any, Optional
 
 import torch
 
-from .errors import CheckpointError, MethodError, NbmergeWarning, NumericalError
+from ..errors import CheckpointError, MethodError, NbmergeWarning, NumericalError
 from .io import Source, StateDict, TensorSource, as_source
 from .linalg import LowRank
 from .walk_options import FALLBACKS, MATRIX_RULES, QKV_MODES, WalkOptions  # noqa: F401 (re-exported)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from .errors import NumericalError
+from ..errors import NumericalError
 from .io import as_source
 
 

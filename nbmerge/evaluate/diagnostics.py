@@ -20,12 +20,12 @@ import numpy as np
 import torch
 
 from . import protocol
-from .errors import MethodError
-from .io import Source
-from .methods.ace import CODE_EPS, RULE, ace_system, check_params, reference_walk, refinement_rank
-from .methods.bmm import task_vector_gram
-from .modules import MODULE_TYPES, module_depth, module_type
-from .walker import ModelView, WalkOptions, matrix_blocks
+from ..errors import MethodError
+from ..engine.io import Source
+from ..methods.ace import CODE_EPS, RULE, ace_system, check_params, reference_walk, refinement_rank
+from ..methods.bmm import task_vector_gram
+from ..engine.modules import MODULE_TYPES, module_depth, module_type
+from ..engine.walker import ModelView, WalkOptions, matrix_blocks
 
 
 def _top_eigenvectors(matrix: torch.Tensor, k: int) -> torch.Tensor:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional
 
-from .errors import NbmergeError
+from ..errors import NbmergeError
 
 
 def _metadata_task(path: Path) -> Optional[str]:

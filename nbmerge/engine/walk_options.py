@@ -37,7 +37,7 @@ class WalkOptions:
     ``low_rank``: Gram-based kernels (BMM, WUDI, ACE) build τᵀτ and τ·G of a LoRA adapter expert from its factors
     (the same values, r·d_in·(d_in + d_out) operations instead of d_out·d_in²); False forces the dense route.
     ``module_kinds``: ``{regex: kind}`` naming the attention/MLP linear modules of a layout the built-in names do not
-    know (:mod:`nbmerge.modules`); methods that regress only those modules (data-free BMM) read it.
+    know (:mod:`nbmerge.engine.modules`); methods that regress only those modules (data-free BMM) read it.
     """
 
     matrix_rule: Optional[str] = _option(
@@ -66,8 +66,8 @@ class WalkOptions:
              "mlp_in, mlp_out); data-free BMM regresses only such modules")
 
     def __post_init__(self):
-        from .device import resolve_device
-        from .errors import MethodError
+        from ..device import resolve_device
+        from ..errors import MethodError
         from .modules import check_module_kinds
 
         for name, allowed in (("matrix_rule", MATRIX_RULES), ("fallback", FALLBACKS),
