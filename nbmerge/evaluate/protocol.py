@@ -1,7 +1,7 @@
 """The comparison protocol every claim in the reports uses: predictions, paired intervals, vacuous comparisons.
 
 Its two other parts have their own modules: every method's α is chosen the same way on validation
-(:mod:`nbmerge.tune.alpha`), and every evaluation is cached, checksummed and keyed by the code that made it
+(:mod:`nbmerge.tune.alpha_tuning`), and every evaluation is cached, checksummed and keyed by the code that made it
 (:mod:`nbmerge.evaluate.trialcache`).
 
 * **Predictions.** :class:`Predictions` holds one model's per-example logits and labels on a split;

@@ -28,7 +28,7 @@ from ..engine.modules import MODULE_TYPES, module_groups, module_type
 from ..codehash import digest as key_digest
 from ..evaluate.trialcache import TrialCache
 from ..evaluate.protocol import Predictions
-from .alpha import gram_name, method_recipe
+from .alpha_tuning import gram_name, method_recipe
 from ..pools.zoo import expert_grams, load_models
 from ..solvers.bmm import BMMSolver
 from ..engine.walker import WalkOptions
