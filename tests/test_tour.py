@@ -301,3 +301,27 @@ def test_the_tour_on_micro_goes_through_the_trial_cache(micro_cache, monkeypatch
     claims = tour_claims.tour_claims(second, second_bmm)
     assert claims[5].verdict == "not tested"  # T6: no data BMM run
     assert all(c.verdict in ("held", "contradicted", "inconclusive", "not tested") for c in claims)
+
+
+def test_on_the_published_checkpoints_a_claim_shows_their_published_figures():
+    """A CLIP pool of the TALL-masks checkpoints (open_clip layout, a published task list) gets the TSV repository's
+    figures beside the claim that compares two methods it reports (T2: TSV-M vs task arithmetic), and a setting that
+    names CLIP experts; the text zoo and other pools get neither."""
+    from nbmerge.pools.published import published_figures
+    from nbmerge.tasks.clip import load_suite_manifest
+
+    models = {"task_arithmetic": (0.6, 0.3, 0.6), "ties": (0.7, 1.0, 0.7), "tsv": (0.7, 1.4, 0.7)}
+    plain = {c.id: c for c in tour_claims.tour_claims(_comparison(models))}
+    assert "published for these very checkpoints" not in plain["T2"].paper
+    assert "MiniLM text experts (the analogue of the papers' ViT × 8)" in plain["T2"].setting
+
+    manifest = {"source": {"format": "open_clip"}, "tasks": load_suite_manifest("clip-8")["tasks"]}
+    comparison = _comparison(models)
+    comparison.published = published_figures("clip-vit-b32-8", manifest)
+    comparison.experts_label = "CLIP ViT image experts"
+    claims = {c.id: c for c in tour_claims.tour_claims(comparison)}
+    assert claims["T2"].paper.startswith(plain["T2"].paper)
+    assert "published for these very checkpoints (vit-b32, 8 tasks" in claims["T2"].paper
+    assert "85.9% vs" in claims["T2"].paper and "92.3% vs" in claims["T2"].paper   # TSV-M: absolute, normalized
+    assert claims["T1"].paper == plain["T1"].paper           # TIES: not among the published methods
+    assert "CLIP ViT image experts;" in claims["T2"].setting and "analogue" not in claims["T2"].setting

@@ -209,6 +209,8 @@ class Comparison:
     versus: dict = field(default_factory=dict)    # name → verdicts.Decision of name − reference (threshold 0)
     seed: int = 0
     seeds: tuple = (0,)
+    experts_label: str = "MiniLM text experts"   # what the experts are (the zoo's model family)
+    published: Optional[dict] = None             # other papers' figures for these very checkpoints (pools.published)
 
     def add(self, name: str, runs: Sequence[tuple]) -> None:
         if not runs:
@@ -259,10 +261,12 @@ class Comparison:
 
 
 def open_comparison(zoo, config: TourConfig, cache, base: dict, reference: str = REFERENCE) -> Comparison:
-    tasks = list(zoo.tasks)
+    from ..pools.published import published_figures
+
     base_val = cache.predictions(BASE_RECIPE, "val", lambda: base).mean_accuracy()
-    return Comparison(zoo.suite, tasks, zoo.expert_accuracy, dict(zoo.manifest["base_accuracy"]["test"]), base_val,
-                      reference, seed=config.seed, seeds=validation_seeds(config))
+    return Comparison(zoo.suite, list(zoo.tasks), zoo.expert_accuracy, dict(zoo.manifest["base_accuracy"]["test"]),
+                      base_val, reference, seed=config.seed, seeds=validation_seeds(config),
+                      experts_label=zoo.arch.label, published=published_figures(zoo.suite, zoo.manifest))
 
 
 def compare_methods(zoo, config: TourConfig, base: dict, experts: list[dict], cache: TrialCache,

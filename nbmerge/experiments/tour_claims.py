@@ -7,8 +7,9 @@ from __future__ import annotations
 from ..evaluate import verdicts
 from ..evaluate.claims import claim
 
-SETTING = ("{suite}: {tasks} tasks, MiniLM text experts (the analogue of the papers' ViT × 8); α of every model "
-           "chosen on {seeds} seeded validation subsets")
+SETTING = "{suite}: {tasks} tasks, {experts}; α of every model chosen on {seeds} seeded validation subsets"
+#: what our experts stand for, unless they are the papers' own kind (CLIP ViTs)
+ANALOGUE = " (the analogue of the papers' ViT × 8)"
 # The paper's effect of each claim, in points, in the estimate's orientation (the paper's own model and benchmark:
 # our estimate is normalized accuracy on the text zoo, so the number is a scale, not a target).
 EFFECTS = {"T1": 75.1 - 70.8, "T2": 92.3 - 76.6, "T3": 86.2 - 70.8, "T4": 82.4 - 68.0, "T5": 90.6 - 75.4,
@@ -61,11 +62,29 @@ _BMM_PAPER = ("ViT-L/14, 8 tasks: one merged model 95.1% vs the experts' 95.8%; 
 
 
 def _setting(comparison) -> str:
-    return SETTING.format(suite=comparison.suite, tasks=len(comparison.tasks), seeds=len(comparison.seeds))
+    experts = comparison.experts_label + ("" if comparison.experts_label.startswith("CLIP") else ANALOGUE)
+    return SETTING.format(suite=comparison.suite, tasks=len(comparison.tasks), experts=experts,
+                          seeds=len(comparison.seeds))
+
+
+def _published(comparison, name: str, ref: str) -> str:
+    """The two methods' published figures on this pool's very checkpoints, when there are both (else "")."""
+    figures = comparison.published
+    if not figures or name not in figures["methods"] or ref not in figures["methods"]:
+        return ""
+    tasks, experts = figures["tasks"], figures["experts"]
+
+    def mean(values, normalized=False):
+        return 100 * sum(values[t] / (experts[t] if normalized else 1.0) for t in tasks) / len(tasks)
+
+    a, b = figures["methods"][name], figures["methods"][ref]
+    return (f"; published for these very checkpoints ({figures['setting']}, {figures['source']['repository']}): "
+            f"{mean(a):.1f}% vs {mean(b):.1f}% absolute, {mean(a, True):.1f}% vs {mean(b, True):.1f}% normalized")
 
 
 def _verdict(id_, text, source, paper, comparison, name: str, ref: str | None = None):
     ref = ref or comparison.reference
+    paper += _published(comparison, name, ref)
     if name not in comparison.runs or ref not in comparison.runs:
         missing = name if name not in comparison.runs else ref
         why = f"{missing} was not run (parameters `methods`/`bmm_grams`)"

@@ -24,6 +24,7 @@ class ModelFamily(Protocol):
 
     * ``kind``: the name its records carry; ``prefix``: what its checkpoints put before the encoder's own
       state-dict names ("visual." for the vision towers, "" for the text encoders);
+    * ``label``: what the experts are, for a report's setting line ("MiniLM text experts");
     * ``eval_batch``: examples per evaluation batch;
     * ``build(seed)``: the encoder (seeded; random weights, or the pretrained base where the family has one);
     * ``inputs(x)``: the stored arrays (uint8 images, token ids and masks) as the encoder's input tensor;
@@ -35,6 +36,7 @@ class ModelFamily(Protocol):
 
     kind: str
     prefix: str
+    label: str
     eval_batch: int
 
     def to_dict(self) -> dict: ...

@@ -49,6 +49,7 @@ class ClipArchitecture:
     std: tuple[float, ...] = OPENAI_STD
 
     prefix = PREFIX
+    label = "CLIP ViT image experts"
     eval_batch = 256
 
     def __post_init__(self):

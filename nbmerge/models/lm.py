@@ -134,6 +134,7 @@ class LMArchitecture:
     task: str
     max_length: int = 128
     kind: str = "hf_lm"
+    label = "Hugging Face language-model experts"
     eval_batch = 256
 
     def __post_init__(self):

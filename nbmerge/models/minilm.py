@@ -66,6 +66,7 @@ class TextArchitecture:
     output_dim: int = 384
 
     prefix = ""  # state-dict keys are the encoder's own ("bert.encoder.layer.0...")
+    label = "MiniLM text experts"
     eval_batch = 256
 
     def to_dict(self) -> dict:

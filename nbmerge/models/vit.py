@@ -34,6 +34,7 @@ class TinyViT:
 
     kind: ClassVar[str] = "tiny_vit"
     prefix: ClassVar[str] = PREFIX
+    label: ClassVar[str] = "tiny ViT image experts"
     eval_batch: ClassVar[int] = 2048
 
     def to_dict(self) -> dict:
