@@ -305,7 +305,7 @@ def test_an_interrupted_import_resumes_after_the_last_finished_expert(tmp_path, 
     expert = next(p for p in (checkpoints).iterdir() if p.name.endswith("b")) / "model.safetensors"
     state = __import__("nbmerge").load_state_dict(expert)
     state = {k: v + 0.01 if v.is_floating_point() else v for k, v in state.items()}
-    __import__("nbmerge").io.save_state_dict(state, expert)
+    __import__("nbmerge").save_state_dict(state, expert)
     read.clear()
     _import(tmp_path, "lm-llama-3", checkpoints, data, tasks=["a", "b", "c"], **CAUSAL)
     assert read == ["base", "b"]
