@@ -1,115 +1,12 @@
-"""The comparison protocol behind every claim: α linear in every method, the trial cache, paired intervals, verdicts."""
+"""The comparison protocol behind every claim (nbmerge.evaluate.protocol): predictions, paired intervals, verdicts."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 
-import nbmerge
 from nbmerge.evaluate import protocol
-from nbmerge.tune import alpha_tuning
-from nbmerge.errors import NbmergeError
-from nbmerge.evaluate.trialcache import TrialCache
 from nbmerge.evaluate.protocol import Predictions
-
-# ------------------------------------------------------------------------------------- α is a global multiplier
-
-@pytest.mark.parametrize("method,params", [
-    ("task_arithmetic", {}), ("average", {}), ("ties", {}), ("dare", {}), ("tsv", {}), ("iso_c", {}),
-    ("iso_cts", {}), ("ace", {}), ("wudi", {"iters": 5}), ("wudi_closed_form", {}),
-    ("bmm", {"gram": "task_vector"}),
-])
-def test_every_method_is_linear_in_its_scale(tiny64, method, params):
-    """tune_scale merges once at α = 1 and rescales: that is exact only if θ_α = θ₀ + α·(θ₁ − θ₀)."""
-    base, experts = tiny64
-    one = nbmerge.merge(method, base, experts, {**params, "scale": 1.0})
-    for alpha in (0.3, 2.5):
-        direct = nbmerge.merge(method, base, experts, {**params, "scale": alpha})
-        rescaled = alpha_tuning.scaled(base, one, alpha)
-        for key in base:
-            assert torch.allclose(direct[key], rescaled[key], rtol=1e-9, atol=1e-12), (method, key, alpha)
-
-
-# ----------------------------------------------------------------------------------------------- trial cache
-
-from tests.fakes import FakeEvaluator, FakeZoo  # noqa: E402
-
-
-def test_cache_hits_skip_the_merge_and_survive_a_new_process(tmp_path):
-    zoo = FakeZoo(tmp_path / "suite-x")
-    evaluator = FakeEvaluator()
-    cache = TrialCache(zoo, evaluator, tmp_path / "trials")
-    made = []
-
-    def make():
-        made.append(1)
-        return {"shift": 2.0}
-
-    first = cache.predictions({"method": "m", "scale": 1.0}, "test", make)
-    again = cache.predictions({"method": "m", "scale": 1.0}, "test", make)
-    assert len(made) == 1 and cache.hits == 1 and again is first
-    fresh = TrialCache(zoo, FakeEvaluator(), tmp_path / "trials")
-    reread = fresh.predictions({"method": "m", "scale": 1.0}, "test", make)
-    assert len(made) == 1 and fresh.evaluator.calls == 0
-    for task in first.tasks:
-        np.testing.assert_array_equal(reread.logits[task], first.logits[task])
-    # another recipe, split or validation subset is another entry
-    cache.predictions({"method": "m", "scale": 2.0}, "test", make)
-    cache.predictions({"method": "m", "scale": 1.0}, "val", make)
-    evaluator.subset = [100, 0]
-    cache.predictions({"method": "m", "scale": 1.0}, "val", make)
-    assert len(made) == 4
-
-
-def test_a_corrupt_cache_entry_is_recomputed(tmp_path):
-    zoo = FakeZoo(tmp_path / "suite-x")
-    cache = TrialCache(zoo, FakeEvaluator(), tmp_path / "trials")
-    cache.predictions({"r": 1}, "test", lambda: {"shift": 1.0})
-    (entry,) = cache.root.glob("*.npz")
-    entry.write_bytes(entry.read_bytes()[:40])
-    messages = []
-    fresh = TrialCache(zoo, FakeEvaluator(), tmp_path / "trials", log=messages.append)
-    preds = fresh.predictions({"r": 1}, "test", lambda: {"shift": 1.0})
-    assert fresh.misses == 1 and messages and preds.mean_accuracy() > 0
-
-
-def test_tune_scale_merges_once_and_chooses_on_validation(tmp_path):
-    zoo = FakeZoo(tmp_path / "suite-x")
-    cache = TrialCache(zoo, FakeEvaluator(), None)
-    base = {"shift": torch.tensor(0.0)}
-    calls = []
-
-    def merge_fn():
-        calls.append(1)
-        return {"shift": torch.tensor(1.0)}
-
-    tuned = alpha_tuning.tune_scale(cache, {"method": "m", "params": {}}, merge_fn, base, grid=(0.5, 1.0, 4.0))
-    assert len(calls) == 1
-    assert tuned.alpha == 4.0  # the largest shift separates the true class best
-    assert [r["alpha"] for r in tuned.curve] == [0.5, 1.0, 4.0]
-    with pytest.raises(NbmergeError, match="scale"):
-        alpha_tuning.tune_scale(cache, {"method": "m", "params": {"scale": 1.0}}, merge_fn, base)
-
-
-def test_val_subset_is_seeded_and_leaves_test_whole(micro_cache):
-    from nbmerge.pools.zoo import load_zoo
-
-    zoo = load_zoo("micro", micro_cache)
-    evaluator = zoo.evaluator("cpu")
-    full_val = {t: len(evaluator._inputs[(t, "val")][1]) for t in zoo.tasks}
-    full_test = {t: len(evaluator._inputs[(t, "test")][1]) for t in zoo.tasks}
-    evaluator.use_val_subset(20, seed=3)
-    first = {t: evaluator._inputs[(t, "val")][1].clone() for t in zoo.tasks}
-    assert all(len(v) == 20 for v in first.values())
-    assert {t: len(evaluator._inputs[(t, "test")][1]) for t in zoo.tasks} == full_test
-    assert evaluator.subset_spec("val") == [20, 3] and evaluator.subset_spec("test") is None
-    evaluator.use_val_subset(0)
-    assert {t: len(evaluator._inputs[(t, "val")][1]) for t in zoo.tasks} == full_val
-    evaluator.use_val_subset(20, seed=3)
-    for t in zoo.tasks:
-        assert torch.equal(evaluator._inputs[(t, "val")][1], first[t])
-
 
 # ------------------------------------------------------------------------------------------ paired intervals
 

@@ -12,14 +12,11 @@ import warnings
 
 import numpy as np
 import pytest
-import torch
 
 from nbmerge import codehash
 from nbmerge.errors import NbmergeWarning
 from nbmerge.evaluate.trialcache import TrialCache
-
-
-from tests.fakes import FakeEvaluator, FakeZoo  # noqa: E402
+from tests.fakes import FakeEvaluator, FakeZoo
 
 
 STRONG, WEAK = {"method": "strong"}, {"method": "weak"}
@@ -262,3 +259,41 @@ def test_small_records_beside_the_cache_are_sealed(tmp_path):
     assert unseal(path.read_text(), {"k": 1})[2] == "it was written for another key"
     path.write_text(_json.dumps({"key": {"k": 1}, "value": {"best": 0.5}}))   # no checksum
     assert not unseal(path.read_text(), {"k": 1})[0]
+
+
+def test_cache_hits_skip_the_merge_and_survive_a_new_process(tmp_path):
+    zoo = FakeZoo(tmp_path / "suite-x")
+    evaluator = FakeEvaluator()
+    cache = TrialCache(zoo, evaluator, tmp_path / "trials")
+    made = []
+
+    def make():
+        made.append(1)
+        return {"shift": 2.0}
+
+    first = cache.predictions({"method": "m", "scale": 1.0}, "test", make)
+    again = cache.predictions({"method": "m", "scale": 1.0}, "test", make)
+    assert len(made) == 1 and cache.hits == 1 and again is first
+    fresh = TrialCache(zoo, FakeEvaluator(), tmp_path / "trials")
+    reread = fresh.predictions({"method": "m", "scale": 1.0}, "test", make)
+    assert len(made) == 1 and fresh.evaluator.calls == 0
+    for task in first.tasks:
+        np.testing.assert_array_equal(reread.logits[task], first.logits[task])
+    # another recipe, split or validation subset is another entry
+    cache.predictions({"method": "m", "scale": 2.0}, "test", make)
+    cache.predictions({"method": "m", "scale": 1.0}, "val", make)
+    evaluator.subset = [100, 0]
+    cache.predictions({"method": "m", "scale": 1.0}, "val", make)
+    assert len(made) == 4
+
+
+def test_a_corrupt_cache_entry_is_recomputed(tmp_path):
+    zoo = FakeZoo(tmp_path / "suite-x")
+    cache = TrialCache(zoo, FakeEvaluator(), tmp_path / "trials")
+    cache.predictions({"r": 1}, "test", lambda: {"shift": 1.0})
+    (entry,) = cache.root.glob("*.npz")
+    entry.write_bytes(entry.read_bytes()[:40])
+    messages = []
+    fresh = TrialCache(zoo, FakeEvaluator(), tmp_path / "trials", log=messages.append)
+    preds = fresh.predictions({"r": 1}, "test", lambda: {"shift": 1.0})
+    assert fresh.misses == 1 and messages and preds.mean_accuracy() > 0
