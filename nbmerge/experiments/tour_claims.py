@@ -72,10 +72,12 @@ def _published(comparison, name: str, ref: str) -> str:
     figures = comparison.published
     if not figures or name not in figures["methods"] or ref not in figures["methods"]:
         return ""
+    from ..pools.published import mean_over_tasks
+
     tasks, experts = figures["tasks"], figures["experts"]
 
     def mean(values, normalized=False):
-        return 100 * sum(values[t] / (experts[t] if normalized else 1.0) for t in tasks) / len(tasks)
+        return 100 * mean_over_tasks(values, tasks, experts if normalized else None)
 
     a, b = figures["methods"][name], figures["methods"][ref]
     return (f"; published for these very checkpoints ({figures['setting']}, {figures['source']['repository']}): "

@@ -52,6 +52,11 @@ def published_figures(suite: str, manifest: dict) -> Optional[dict]:
             "experts": {t: experts["values"][t] for t in tasks}}
 
 
+def mean_over_tasks(values: dict[str, float], tasks: list[str], experts: Optional[dict[str, float]] = None) -> float:
+    """Mean accuracy over ``tasks``; with ``experts``, normalized: each task's accuracy over its expert's."""
+    return sum(values[t] / (experts[t] if experts else 1.0) for t in tasks) / len(tasks)
+
+
 def beside_ours(figures: dict, ours: dict[str, dict[str, float]]) -> list[dict]:
     """Rows "method | source | mean | normalized | per task": ours (``{method: {task: accuracy}}``, test) and the
     published figure, joined by task name, for every method both have. Normalized accuracy: each task's accuracy
@@ -63,9 +68,9 @@ def beside_ours(figures: dict, ours: dict[str, dict[str, float]]) -> list[dict]:
             continue
         for who, values, experts in (("ours", ours[method], ours.get("experts (own task)")),
                                      ("published", published, figures["experts"])):
-            row = {"method": method, "source": who, "mean": sum(values[t] for t in tasks) / len(tasks)}
+            row = {"method": method, "source": who, "mean": mean_over_tasks(values, tasks)}
             if experts:
-                row["normalized"] = sum(values[t] / experts[t] for t in tasks) / len(tasks)
+                row["normalized"] = mean_over_tasks(values, tasks, experts)
             rows.append({**row, **{t: values[t] for t in tasks}})
     return rows
 
