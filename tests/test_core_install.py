@@ -1,5 +1,5 @@
-"""`pip install nbmerge` without extras gives a working `nbmerge merge`: the core is torch, safetensors, numpy (and
-pyyaml, for `--config` recipes).
+"""`pip install nbmerge` without extras gives a working `nbmerge merge`: the core is torch, safetensors, numpy,
+numba (task arithmetic and averaging in one compiled pass) and pyyaml (for `--config` recipes).
 
 No pip runs here (offline, fast): each command runs in a fresh interpreter whose imports are limited to what the
 core distributions install (their own modules and their transitive requirements, plus the standard library), the
@@ -24,7 +24,7 @@ from nbmerge.testing import openclip_vit_shapes, random_experts, random_model
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-CORE = {"torch", "safetensors", "numpy", "pyyaml"}
+CORE = {"torch", "safetensors", "numpy", "numba", "pyyaml"}
 
 
 def _norm(name: str) -> str:
@@ -74,7 +74,7 @@ def _core_only(code: str, tmp_path: Path) -> subprocess.CompletedProcess:
                           env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)})
 
 
-def test_the_core_dependencies_are_torch_safetensors_numpy_pyyaml():
+def test_the_core_dependencies_are_torch_safetensors_numpy_numba_pyyaml():
     assert {_norm(Requirement(r).name) for r in PYPROJECT["dependencies"]} == CORE
 
 

@@ -179,6 +179,15 @@ class SafetensorsSource:
     def release(self, key: str) -> None:
         """Drop the pages of ``key``'s bytes that :meth:`view` mapped from this process (a hint: the data stays
         readable, from the page cache)."""
+        self._advise(key, mmap.MADV_DONTNEED)
+
+    def populate(self, key: str) -> None:
+        """Map all of ``key``'s pages that :meth:`view` mapped in one call (``MADV_POPULATE_READ``, Linux 5.14+; a
+        hint, ignored elsewhere): a pass that then reads them takes no page fault per 64 KiB (measured 3-5 times
+        cheaper per byte than faulting them in one by one)."""
+        self._advise(key, MADV_POPULATE_READ)
+
+    def _advise(self, key: str, advice: int) -> None:
         mapped = self._maps.get(self._where[key])
         if mapped is None or not hasattr(mapped, "madvise"):
             return
@@ -186,7 +195,7 @@ class SafetensorsSource:
         page = mmap.PAGESIZE
         first, last = (start // page) * page, -(-(start + nbytes) // page) * page
         try:
-            mapped.madvise(mmap.MADV_DONTNEED, first, min(last, len(mapped)) - first)
+            mapped.madvise(advice, first, min(last, len(mapped)) - first)
         except (OSError, ValueError):
             pass
 
@@ -221,6 +230,10 @@ class SafetensorsSource:
         except (OSError, ValueError) as exc:
             raise CheckpointError(f"{file}: cannot map it for reading ({exc})") from exc
         return mapped
+
+
+#: madvise(2)'s MADV_POPULATE_READ (Linux 5.14+; Python's mmap module names it only from 3.13 on)
+MADV_POPULATE_READ = getattr(mmap, "MADV_POPULATE_READ", 22)
 
 
 def _data_spans(file: Path) -> dict[str, tuple[int, int]]:

@@ -51,8 +51,11 @@ def merge_to_file(method: str, base: Source, experts: Sequence[Source], out: str
     # One metadata key: safetensors stores the header map unordered, so several keys would make the bytes of
     # identical merges differ from run to run.
     metadata = {"nbmerge": json.dumps(record, sort_keys=True, default=str)}
-    return write_tensors(items, out, max_shard_bytes=max_shard_bytes, metadata=metadata,
-                         plan=getattr(items, "plan", None))
+    from .fused import reusing_outputs  # numba's import only where a merge needs it
+
+    with reusing_outputs():  # the writer releases each tensor once written: its memory serves a later one
+        return write_tensors(items, out, max_shard_bytes=max_shard_bytes, metadata=metadata,
+                             plan=getattr(items, "plan", None))
 
 
 def merge_to_folder(method: str, base: Source, experts: Sequence[Source], out: str | os.PathLike,

@@ -285,6 +285,7 @@ class ModelView:
         size = size or chunk_entries(self.device)
         sources = [self.base, *self.experts]
         raws = [_stored(source, key).reshape(-1) for source in sources]
+        _populate(sources, key)
         width = min(size, max(n, 1))
         buffers = [torch.empty(width, dtype=dtype, device=self.device) for _ in sources]
         stream = self.chunk_transform(key=key, tasks=list(range(self.T)), numel=n) if self.chunk_transform else None
@@ -711,7 +712,16 @@ def _merge_sliced(view: ModelView, key: str, kernel: Callable, accepted: set[str
     dtype. What each input byte costs: one read from memory (the checkpoint's page, no copy); the output's bytes
     are written once; the conversions and the kernel's passes touch only the slice's buffers, in cache."""
     dtype = view.base.dtype(key)
-    out = torch.empty(view.base.shape(key), dtype=dtype, device=view.device)
+    if (kernel is sum_kernel or kernel is mean_kernel) and view.chunk_transform is None:
+        fast = _fused_sum(view, key, scale, mean=kernel is mean_kernel)
+        if fast is not None:
+            return fast
+    if str(view.device) == "cpu":
+        from .fused import reused_output  # memory the writer has released, in a merge written to a file
+
+        out = reused_output(view.base.shape(key), dtype)
+    else:
+        out = torch.empty(view.base.shape(key), dtype=dtype, device=view.device)
     flat = out.view(-1)
     scaled = None
     overflow = 0
@@ -738,6 +748,38 @@ def _merge_sliced(view: ModelView, key: str, kernel: Callable, accepted: set[str
         raise NumericalError(f"merged tensor {key!r} is not finite in {_dtype_name(dtype)} ({overflow} of "
                              f"{out.numel()} values overflow at scale {scale:g}); nothing was written")
     return out
+
+
+def _populate(sources, key: str) -> None:
+    """Map the pages of ``key`` in every source that reads through a memory map, in one call each (cheaper than
+    a page fault per 64 KiB in the pass that follows)."""
+    for source in sources:
+        populate = getattr(source, "populate", None)
+        if populate is not None:
+            populate(key)
+
+
+def _fused_sum(view: ModelView, key: str, scale: float, *, mean: bool) -> Optional[torch.Tensor]:
+    """Task arithmetic or averaging of ``key`` in one compiled pass (:mod:`nbmerge.engine.fused`), when its
+    inputs and output are CPU tensors of one dtype (bf16 or float32) computed in float32; None otherwise, or when an
+    entry came out non-finite (the torch path then raises the error that names its cause)."""
+    if str(view.device) != "cpu":
+        return None
+    from . import fused  # numba's import (0.2 s) only where a merge needs it
+
+    sources = [view.base, *view.experts]
+    raws = [_stored(source, key) for source in sources]
+    if not fused.takes(raws, view.base.dtype(key), view.compute_dtype(key)):
+        return None
+    _populate(sources, key)
+    try:
+        return fused.sum_merge(raws, scale, mean=mean)
+    finally:
+        del raws
+        for source in sources:
+            release = getattr(source, "release", None)
+            if release is not None:
+                release(key)
 
 
 def _not_finite_message(key: str, dtype: torch.dtype, deltas_per_key) -> str:
