@@ -13,7 +13,8 @@ from nbmerge.engine.io import load_state_dict, save_state_dict
 from nbmerge.evaluate.metrics import expected_calibration_error
 from nbmerge.models.grams import GramRecorder, attention_heads_output
 from nbmerge.models.vit import TinyViT
-from nbmerge.pools.zoo import build_zoo, info, load_zoo, suite_dir
+from nbmerge.pools.build import build_zoo
+from nbmerge.pools.zoo import info, load_zoo, suite_dir
 
 
 @pytest.fixture
@@ -135,7 +136,7 @@ def test_ece_of_calibrated_and_overconfident_predictors():
 
 
 def test_interrupted_build_resumes_without_redoing_finished_steps(tmp_path, monkeypatch):
-    import nbmerge.pools.zoo as build
+    import nbmerge.pools.build as build
 
     real_finetune, calls = build.finetune, []
 
