@@ -57,7 +57,8 @@ def child(cache: str) -> dict:
     import torch
 
     from nbmerge.engine.merging import merge
-    from nbmerge.pools.zoo import build_zoo, load_models, load_zoo
+    from nbmerge.pools.build import build_zoo
+    from nbmerge.pools.zoo import load_models, load_zoo
 
     from nbmerge.threads import adapt_threads
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from nbmerge.evaluate.evaluation import Evaluator
 from nbmerge.engine.io import load_state_dict
 from nbmerge.models.minilm import TextArchitecture
-from nbmerge.pools.zoo import _eval_splits, load_zoo
+from nbmerge.pools.zoo import eval_splits, load_zoo
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ def bench(suite: str = "text8", split: str = "val", repeats: int = 3, cache=None
     zoo = load_zoo(suite, cache)
     if not isinstance(zoo.arch, TextArchitecture):
         raise SystemExit(f"{suite} is not a text suite")
-    splits, heads = _eval_splits(zoo.arrays, zoo.tasks), zoo.heads()
+    splits, heads = eval_splits(zoo.arrays, zoo.tasks), zoo.heads()
     evaluators = {"sorted": Evaluator(zoo.arch, splits, heads),
                   "stored": Evaluator(_StoredOrder(**zoo.arch.to_dict()), splits, heads)}
     state = load_state_dict(zoo.expert_paths[0])
@@ -78,7 +78,7 @@ def roofline(suite: str = "text8", split: str = "val", cache=None) -> dict:
         raise SystemExit(f"{suite} is not a text suite")
     config = config_dict()
     d, ff, layers = config["hidden_size"], config["intermediate_size"], config["num_hidden_layers"]
-    evaluator = Evaluator(zoo.arch, _eval_splits(zoo.arrays, zoo.tasks), zoo.heads())
+    evaluator = Evaluator(zoo.arch, eval_splits(zoo.arrays, zoo.tasks), zoo.heads())
     evaluator.load(load_state_dict(zoo.base_path))
     flops = 0.0
     for task in zoo.tasks:

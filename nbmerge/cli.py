@@ -190,14 +190,15 @@ def cmd_merge(args) -> int:
 def cmd_zoo(args) -> int:
     import json
 
-    from .pools.zoo import build_zoo, info, suite_dir
+    from .pools.build import build_zoo
+    from .pools.zoo import info, suite_dir
 
     if args.zoo_command == "build":
         start = time.perf_counter()
         path = build_zoo(args.suite, cache=args.cache, quiet=args.quiet)
         print(f"zoo {args.suite} ready in {time.perf_counter() - start:.1f}s: {path}")
     elif args.zoo_command == "targets":
-        from .pools.zoo import zoo_targets
+        from .pools.build import zoo_targets
 
         zoo_targets(args.suite, args.cache)
     elif args.zoo_command == "path":

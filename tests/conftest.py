@@ -34,7 +34,7 @@ def tiny64():
 @pytest.fixture(scope="session")
 def micro_cache(tmp_path_factory):
     """A zoo cache holding the built `micro` suite, shared by every test that needs real checkpoints."""
-    from nbmerge.pools.zoo import build_zoo
+    from nbmerge.pools.build import build_zoo
 
     root = tmp_path_factory.mktemp("zoo-cache")
     build_zoo("micro", cache=root, quiet=True)

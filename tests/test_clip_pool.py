@@ -32,7 +32,7 @@ from nbmerge.tasks.clip import load_task_manifest, write_fake_dataset
 TASKS = ["MNIST", "EuroSAT", "SVHN"]  # IDX, ImageFolder (with its own val split), SVHN .mat: three data layouts
 DATA_FORMATS = {"MNIST": "idx", "EuroSAT": "imagefolder", "SVHN": "svhn_mat"}
 GRID = (0.3, 1.0)
-# What build_zoo writes into a manifest (nbmerge/pools/zoo.py); a pool adds "source".
+# What build_zoo writes into a manifest (nbmerge/pools/build.py); a pool adds "source".
 BUILD_ZOO_KEYS = ["suite", "tasks", "recipe", "recipe_hash", "store", "checksums", "classes", "timings", "environment",
                   "base_accuracy", "expert_accuracy", "simple_average_accuracy",
                   "simple_average_normalized_accuracy", "task_arithmetic", "task_arithmetic_normalized_accuracy",

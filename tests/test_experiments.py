@@ -85,7 +85,8 @@ def test_finish_writes_metrics(tmp_path, capsys):
 
 def test_variant_experts_reproduce_the_zoo_and_differ_when_asked(micro_cache):
     from nbmerge.engine.io import load_state_dict
-    from nbmerge.pools.zoo import load_zoo, variant_experts
+    from nbmerge.pools.build import variant_experts
+    from nbmerge.pools.zoo import load_zoo
 
     zoo = load_zoo("micro", micro_cache)
     # bit-exact only under the thread count the zoo was built with (reduction order); another file may change it

@@ -163,7 +163,8 @@ def test_in_the_tour_masks_are_learned_per_seed_on_its_labeled_subset_and_cached
     """The tour's learned variant: per validation seed, masks learned on exactly the labeled examples α is chosen
     on (never test), stitched by the registered method, α on the grid; a second run trains nothing."""
     from nbmerge.experiments import tour
-    from nbmerge.pools.zoo import load_models, open_zoo
+    from nbmerge.pools.build import open_zoo
+    from nbmerge.pools.zoo import load_models
     from nbmerge.params import notebook_parameters
     from nbmerge.report.validate import problems
     from nbmerge.tune import localize

@@ -18,13 +18,14 @@ import nbformat
 import pytest
 import torch
 
-import nbmerge.pools.zoo as build
+import nbmerge.pools.build as build
 from nbmerge.cli import main
 from nbmerge.errors import CacheError, NbmergeError, ParameterError
 from nbmerge.engine.io import load_state_dict, save_state_dict
 from nbmerge.engine.merging import merge
+from nbmerge.pools.build import build_zoo
 from nbmerge.pools.store import link_file
-from nbmerge.pools.zoo import build_zoo, info, load_zoo, suite_dir
+from nbmerge.pools.zoo import info, load_zoo, suite_dir
 from nbmerge.report import pipeline
 from nbmerge.tune.search import Space, read_log, search
 

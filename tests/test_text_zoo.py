@@ -12,7 +12,8 @@ from nbmerge.cli import main
 from nbmerge.engine.io import load_state_dict
 from nbmerge.models.base import features
 from nbmerge.models.minilm import LinearGramRecorder, TextArchitecture, tokenize
-from nbmerge.pools.zoo import build_zoo, collect_grams, gram_sample, load_zoo, suites
+from nbmerge.pools.build import build_zoo
+from nbmerge.pools.zoo import collect_grams, gram_sample, load_zoo, suites
 from nbmerge.tasks import text as td
 
 

@@ -12,7 +12,8 @@ from nbmerge.tune import alpha_tuning
 from nbmerge.errors import NbmergeError
 from nbmerge.experiments import tour, tour_claims, tour_figures
 from nbmerge.params import notebook_config
-from nbmerge.pools.zoo import load_models, open_zoo
+from nbmerge.pools.build import open_zoo
+from nbmerge.pools.zoo import load_models
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOK = NOTEBOOKS / "00_tour.ipynb"

@@ -13,7 +13,8 @@ from nbmerge.engine.io import load_state_dict, save_state_dict
 from nbmerge.evaluate.metrics import expected_calibration_error
 from nbmerge.models.grams import GramRecorder, attention_heads_output
 from nbmerge.models.vit import TinyViT
-from nbmerge.pools.zoo import build_zoo, info, load_zoo, suite_dir
+from nbmerge.pools.build import build_zoo
+from nbmerge.pools.zoo import info, load_zoo, suite_dir
 
 
 @pytest.fixture
@@ -132,35 +133,6 @@ def test_ece_of_calibrated_and_overconfident_predictors():
                                  torch.full((n,), 0.01, dtype=torch.float64)], dim=1)
     assert expected_calibration_error(overconfident, labels) == pytest.approx(0.99 - correct.double().mean().item(),
                                                                              abs=1e-9)
-
-
-def test_interrupted_build_resumes_without_redoing_finished_steps(tmp_path, monkeypatch):
-    import nbmerge.pools.zoo as build
-
-    real_finetune, calls = build.finetune, []
-
-    def flaky(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt  # the user stops the build during the second expert
-        return real_finetune(*args, **kwargs)
-
-    monkeypatch.setattr(build, "finetune", flaky)
-    with pytest.raises(KeyboardInterrupt):
-        build_zoo("micro", cache=tmp_path, quiet=True)
-    assert not (suite_dir("micro", tmp_path) / "manifest.json").exists()
-    with pytest.raises(nbmerge.NbmergeError, match="not built"):
-        load_zoo("micro", tmp_path)
-    store = next((tmp_path / "zoo").glob("store-*"))
-    assert (store / "experts" / "digits.safetensors").exists()
-    assert not list(store.rglob("*.tmp"))
-    calls.clear()
-    monkeypatch.setattr(build, "finetune", lambda *a, **k: calls.append(1) or real_finetune(*a, **k))
-    pretrained = (store / "base.safetensors").stat().st_mtime_ns
-    build_zoo("micro", cache=tmp_path, quiet=True)
-    assert len(calls) == 2  # only the two unfinished experts were trained
-    assert (store / "base.safetensors").stat().st_mtime_ns == pretrained
-    assert load_zoo("micro", tmp_path).tasks == ["digits", "hebrew", "devanagari"]
 
 
 def test_evaluation_only_knobs_do_not_invalidate_trained_artifacts():

@@ -229,7 +229,7 @@ def heterogeneous_lab(lab: Lab, config: AceConfig) -> Lab:
     """The same tasks fine-tuned from the same base with per-task learning-rate and step multipliers: task vectors
     of widely different norms (trained once, kept in the zoo's store)."""
     from ..engine.io import load_state_dict
-    from ..pools.zoo import variant_experts
+    from ..pools.build import variant_experts
 
     paths = variant_experts(lab.zoo, lr_factors=config.hetero_lr_factors, step_factors=config.hetero_step_factors)
     # the variant folder names (lr and steps) determine the weights, with the zoo's recipe and seeds

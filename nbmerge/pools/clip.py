@@ -47,7 +47,8 @@ from ..tasks.clip import load_suite_manifest, load_task_manifest, open_task
 from ..tasks.clip_heads import DEFAULT_LOGIT_SCALE, build_zeroshot_head
 from .train import ZooRecipe
 from .store import Built, Store, cache_root, link_file, store_root
-from .zoo import build_environment, measure_zoo, recipe_hash, seed_of_task
+from .build import build_environment, measure_zoo
+from .zoo import recipe_hash, seed_of_task
 
 PathLike = Union[str, os.PathLike]
 FORMATS = ("open_clip", "hf")

@@ -36,7 +36,8 @@ from ..models.lm import LMArchitecture, backbone_prefix, conv1d_weights, head_la
 from ..tasks import glue
 from .clip import imported_from, pool_recipe
 from .store import Built, Store, cache_root, link_file
-from .zoo import build_environment, measure_zoo, recipe_hash
+from .build import build_environment, measure_zoo
+from .zoo import recipe_hash
 
 KINDS = {"glue": "classification", "lm": "causal"}
 #: task arithmetic's λ grid on validation (the papers' range for language models; each point is a validation pass)

@@ -1,9 +1,9 @@
 """The zoo's store on disk: where the cache lives, artifacts with a checksum journal, suite manifests, links.
 
-Used by every kind of suite: the embedded zoos (``nbmerge.pools.zoo``), imported CLIP and language-model pools
-(``pools.clip``, ``pools.lm``) and the posteriors trained beside a zoo (``pools.posteriors``). Every artifact is
-written atomically and recorded in the journal only afterwards, so a file not in the journal is not finished and a
-file whose sha256 differs is rebuilt.
+Used by every kind of suite: the embedded zoos (built by ``nbmerge.pools.build``, opened by ``nbmerge.pools.zoo``),
+imported CLIP and language-model pools (``pools.clip``, ``pools.lm``) and the posteriors trained beside a zoo
+(``pools.posteriors``). Every artifact is written atomically and recorded in the journal only afterwards, so a file
+not in the journal is not finished and a file whose sha256 differs is rebuilt.
 """
 
 from __future__ import annotations
@@ -60,9 +60,9 @@ class Store:
     """Artifacts with a checksum journal: ``has`` is true only for complete, unaltered files.
 
     ``heal``: a corrupt journal is discarded (logged, naming it; ``discarded`` then says why) so that a build can
-    re-verify what it can (``_recover_journal``) and rebuild the rest. Without it (every reader: a discarded
-    journal would make each artifact look unfinished, and a later write would drop the others' entries) opening the
-    store raises a ``CacheError`` naming the journal and ``remedy``.
+    re-verify what it can (``_recover_journal`` in ``pools.build``) and rebuild the rest. Without it (every reader: a
+    discarded journal would make each artifact look unfinished, and a later write would drop the others' entries)
+    opening the store raises a ``CacheError`` naming the journal and ``remedy``.
     """
 
     def __init__(self, root: Path, log=print, heal: bool = True, remedy: str = "run `nbmerge zoo build` to heal it"):

@@ -528,7 +528,8 @@ def suites_used(parameters: dict[str, dict[str, Any]]) -> list[str]:
 def build_suites(parameters: dict[str, dict[str, Any]], log=print) -> list[dict]:
     """Build (or find built) every embedded suite the notebooks use, before any notebook runs, so that each build's
     time is its own row in the index rather than hidden inside the first notebook that opens the suite."""
-    from ..pools.zoo import build_zoo, suite_dir
+    from ..pools.build import build_zoo
+    from ..pools.zoo import suite_dir
 
     rows = []
     for suite in suites_used(parameters):

@@ -133,7 +133,7 @@ def open_lab(suite: str, *, cache: str = "", device: str = "cpu", val_examples: 
     subset (``val_examples`` per task, 0: the whole split), and its models (loaded when first used: a study that
     only trains posteriors or reads the cache never holds them). ``log``: where the trial cache says what it
     quarantines or recomputes (default: nowhere but the warning)."""
-    from ..pools.zoo import open_zoo
+    from ..pools.build import open_zoo
 
     zoo = open_zoo(suite, cache)
     trials = trialcache.trial_cache(zoo, device, cache, val_examples, seed, **({"log": log} if log else {}))
