@@ -232,6 +232,18 @@ class SafetensorsSource:
         return mapped
 
 
+def _drop_cached(fd: int) -> None:
+    """Let the kernel drop a file's written and synced pages from the page cache (``POSIX_FADV_DONTNEED``; dirty
+    pages stay): the output's later tensors are then written into the memory these pages free, which is still
+    the machine's, instead of into fresh memory (on a virtual machine whose host takes free memory back, writing
+    into fresh memory was measured up to 9 times slower). The merged file is read from the disk afterwards."""
+    if hasattr(os, "posix_fadvise"):
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        except OSError:
+            pass
+
+
 #: madvise(2)'s MADV_POPULATE_READ (Linux 5.14+; Python's mmap module names it only from 3.13 on)
 MADV_POPULATE_READ = getattr(mmap, "MADV_POPULATE_READ", 22)
 
@@ -622,6 +634,7 @@ class PlannedWriter(ShardedWriter):
                     if unsynced[number] >= self.SYNC_BYTES:  # to the disk now, while the merge goes on
                         os.fdatasync(self._fds[number])
                         unsynced[number] = 0
+                        _drop_cached(self._fds[number])
             except BaseException as exc:  # reported by the next add() or by close()
                 self._error = _os_error_of(exc, self.path) or exc
             with self._ready:
