@@ -116,3 +116,19 @@ def test_without_numba_the_torch_path_runs(monkeypatch):
     monkeypatch.setattr(fused, "_KERNELS", {})
     assert not fused.available()
     same_bits(ours, merge("task_arithmetic", base, tuned, {"scale": 0.3}))
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("params", [{}, {"density": 0.5, "merge": "sum"}, {"density": 0.01}])
+def test_ties_thresholds_counted_compiled_equal_the_torch_passes(monkeypatch, dtype, params):
+    from nbmerge.methods import ties
+
+    base, tuned = models(dtype, 3)
+    tuned[0]["big.weight"][0, :5] = base["big.weight"][0, :5]  # zero task-vector entries (|τ| = +0 or −0)
+    seen = []
+    original = ties._compiled_thresholds
+    monkeypatch.setattr(ties, "_compiled_thresholds", lambda *a: seen.append(original(*a)) or seen[-1])
+    ours = merge("ties", base, tuned, params)
+    assert seen and seen[0] is not None  # the compiled counts ran
+    monkeypatch.setattr(ties, "_compiled_thresholds", lambda *a: None)
+    same_bits(ours, merge("ties", base, tuned, params))

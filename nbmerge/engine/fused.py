@@ -44,7 +44,7 @@ _DTYPES = (torch.bfloat16, torch.float32)
 
 try:
     from numba import njit, types
-    from numba.extending import intrinsic
+    from numba.extending import intrinsic, overload
 except ImportError:  # pragma: no cover - numba is a dependency; a platform without it keeps the torch path
     njit = None
 
@@ -123,6 +123,38 @@ if njit is not None:
                 bad += not np.isfinite(value)
                 o[i] = value
         return bad
+
+    def _widen(stored):  # pragma: no cover - compiled only (see the overload)
+        raise NotImplementedError
+
+    @overload(_widen, inline="always")
+    def _widen_stored(stored):
+        """A stored entry as float32: bf16 bits (read as uint16) widened exactly, float32 as it is."""
+        if isinstance(stored, types.Integer):
+            return lambda stored: _as_f32(np.uint32(stored) << np.uint32(16))
+        return lambda stored: stored
+
+    @njit(cache=True, nogil=True, boundscheck=False)
+    def _count_high(base, experts, counts):
+        # counts[t, h] += 1 for every entry whose |τ_t| has float32 bits with high half h
+        for t in range(len(experts)):
+            e = experts[t]
+            row = counts[t]
+            for i in range(base.shape[0]):
+                bits = _as_u32(abs(_widen(e[i]) - _widen(base[i])))
+                row[bits >> np.uint32(16)] += 1
+
+    @njit(cache=True, nogil=True, boundscheck=False)
+    def _count_low(base, experts, starts, counts):
+        # counts[t, 1 + clamp(bits − start_t, −1, 2¹⁶)] += 1: the low halves inside task t's bin, and everything
+        # below and above the bin in the two end counts
+        for t in range(len(experts)):
+            e = experts[t]
+            row = counts[t]
+            start = starts[t]
+            for i in range(base.shape[0]):
+                offset = np.int64(_as_u32(abs(_widen(e[i]) - _widen(base[i])))) - start
+                row[min(max(offset, -1), 65536) + 1] += 1
 
     _KERNELS = {torch.bfloat16: _sum_bf16, torch.float32: _sum_f32}
 else:  # pragma: no cover
@@ -239,3 +271,23 @@ def sum_merge(raws: list[torch.Tensor], scale: float, *, mean: bool, threads: Op
                 for lo, hi in zip(bounds, bounds[1:])]
         bad = sum(job.result() for job in jobs)
     return None if bad else out
+
+
+def same_dtype(raws: list[torch.Tensor], compute_dtype: torch.dtype) -> bool:
+    """Whether these stored inputs can be read by the compiled passes: CPU, contiguous, one dtype (bf16 or
+    float32), computed in float32."""
+    dtype = raws[0].dtype
+    return (compute_dtype == torch.float32 and dtype in _DTYPES and available()
+            and all(r.dtype == dtype and r.device.type == "cpu" and r.is_contiguous() for r in raws))
+
+
+def count_magnitudes(raws: list[torch.Tensor], counts: np.ndarray, starts: Optional[np.ndarray] = None) -> None:
+    """Add one tensor's counts of the float32 bits of |τ_t| = |θ_t − θ₀| (``raws``: θ₀ first) to ``counts``:
+    without ``starts``, per high half (``counts``: T × 2¹⁶); with them, per low half inside the bin that starts at
+    ``starts[t]`` (``counts``: T × (2¹⁶ + 2), the first and last counting what lies below and above it). The
+    counts of TIES's radix selection, in one pass over the stored bytes."""
+    base, *experts = [_numpy(r) for r in raws]
+    if starts is None:
+        _count_high(base, tuple(experts), counts)
+    else:
+        _count_low(base, tuple(experts), starts, counts)

@@ -18,6 +18,7 @@ tensor and returns the merged task vector; it knows nothing of models or key nam
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import math
@@ -305,6 +306,31 @@ class ModelView:
                         if not all_finite(raw[start:stop].to(dtype)):
                             raise NumericalError(f"{source.name}: tensor {key!r} contains NaN or Inf")
                 yield slice(start, stop), base, (stream(deltas) if stream else deltas)
+        finally:
+            del raws
+            for source in sources:
+                release = getattr(source, "release", None)
+                if release is not None:
+                    release(key)
+
+    @contextlib.contextmanager
+    def stored(self, key: str) -> Iterator[Optional[list[torch.Tensor]]]:
+        """θ₀ and each expert's ``key`` as stored (a checkpoint's pages, no copy; mapped in one call each) when the
+        compiled passes (:mod:`nbmerge.engine.fused`) can read them: on the CPU, one dtype (bf16 or float32),
+        computed in float32, the task vectors untransformed; else None. The pages are released afterwards."""
+        if str(self.device) != "cpu" or self.transform is not None or self.chunk_transform is not None:
+            yield None
+            return
+        from . import fused  # numba's import (0.2 s) only where a merge needs it
+
+        sources = [self.base, *self.experts]
+        raws = [_stored(source, key) for source in sources]
+        if not fused.same_dtype(raws, self.compute_dtype(key)):
+            yield None
+            return
+        _populate(sources, key)
+        try:
+            yield raws
         finally:
             del raws
             for source in sources:
@@ -763,23 +789,14 @@ def _fused_sum(view: ModelView, key: str, scale: float, *, mean: bool) -> Option
     """Task arithmetic or averaging of ``key`` in one compiled pass (:mod:`nbmerge.engine.fused`), when its
     inputs and output are CPU tensors of one dtype (bf16 or float32) computed in float32; None otherwise, or when an
     entry came out non-finite (the torch path then raises the error that names its cause)."""
-    if str(view.device) != "cpu":
-        return None
-    from . import fused  # numba's import (0.2 s) only where a merge needs it
+    with view.stored(key) as raws:
+        if raws is None:
+            return None
+        from . import fused
 
-    sources = [view.base, *view.experts]
-    raws = [_stored(source, key) for source in sources]
-    if not fused.takes(raws, view.base.dtype(key), view.compute_dtype(key)):
-        return None
-    _populate(sources, key)
-    try:
+        if not fused.takes(raws, view.base.dtype(key), view.compute_dtype(key)):
+            return None
         return fused.sum_merge(raws, scale, mean=mean)
-    finally:
-        del raws
-        for source in sources:
-            release = getattr(source, "release", None)
-            if release is not None:
-                release(key)
 
 
 def _not_finite_message(key: str, dtype: torch.dtype, deltas_per_key) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Optional
 
 import numpy as np
 import torch
@@ -127,8 +127,37 @@ def global_thresholds(view: ModelView, keys: list[str], k: int) -> torch.Tensor:
     flattened model, found without it (``global_order_statistics``): two streaming reads of the experts and
     2 × 65536 counts per task, instead of a model-sized float32 buffer (4.4 GB for a 1.1 B-parameter model) and a
     selection over it."""
+    fast = _compiled_thresholds(view, keys, k)
+    if fast is not None:
+        return fast
     return global_order_statistics(lambda: magnitudes(view, keys), view.T, torch.full((view.T,), k), view.device,
                                    nonnegative=True, overwrite=True)
+
+
+def _compiled_thresholds(view: ModelView, keys: list[str], k: int) -> Optional[torch.Tensor]:
+    """``global_thresholds`` with each pass's counts taken by one compiled loop straight from the stored bytes
+    (:func:`nbmerge.engine.fused.count_magnitudes`: no float32 copies, no |τ| buffers, no bincount), the same
+    counts and so the same thresholds; None when an input cannot be read that way (the torch passes then run)."""
+    size = 1 << _RADIX_BITS
+    counts = np.zeros((view.T, size), dtype=np.int64)
+    for key in keys:
+        with view.stored(key) as raws:
+            if raws is None:
+                return None
+            from ..engine.fused import count_magnitudes
+
+            count_magnitudes(raws, counts)
+    # |τ| ≥ +0 has its sign bit clear: its key is its bits + 2³¹, so its high half lands in the upper half of bins
+    high_counts = torch.zeros(view.T, size, dtype=torch.int64)
+    high_counts[:, size // 2:] = torch.from_numpy(counts[:, :size // 2])
+    high, rank = _kth_bin(high_counts, torch.full((view.T,), k, dtype=torch.int64))
+    starts = ((high - size // 2) << _RADIX_BITS).numpy().astype(np.int64)
+    low_counts = np.zeros((view.T, size + 2), dtype=np.int64)
+    for key in keys:
+        with view.stored(key) as raws:
+            count_magnitudes(raws, low_counts, starts)
+    low, _ = _kth_bin(torch.from_numpy(low_counts[:, 1:size + 1]), rank)
+    return _float_of_keys((high << _RADIX_BITS) | low).to(view.device)
 
 
 def magnitudes(view: ModelView, keys: list[str]):
