@@ -980,14 +980,17 @@ def findings(report: dict) -> list[str]:
             f"{(nb['best_s'] - startup_s) / report['floor_s']:.2f}× the floor after start-up."
             if report.get("floor_s") else f"Bandwidth: {nb['bandwidth_fraction']:.1%} of the copy limit.")
         out.append(
-            "How: elementwise methods (task arithmetic, averaging, TIES, DARE, and every method's non-matrix "
-            "tensors) run slice by slice (`nbmerge.engine.walker`, `ModelView.chunks`): each input tensor is read where the "
-            "checkpoint's pages are (a memory map, no copy; the next tensor's pages are read ahead while this one "
-            "merges), converted to float32 in slices of 2¹⁶ entries into reused buffers that stay in the CPU's cache, "
-            "and the subtraction, the kernel, the scaling and the rounding run on those slices: each input byte is "
-            "read from memory once per pass and each output byte written once. TIES makes four passes (two for the "
-            "whole-model thresholds, one for the majority sign, the merge); DARE draws each mask once and replays it "
-            "from bits. The outputs are bit-identical to the whole-tensor path's (tests/test_sliced_merge.py).")
+            "How: each input tensor is read where the checkpoint's pages are (a memory map, no copy, its pages "
+            "mapped in one `madvise` call; the next tensor's pages are read ahead while this one merges). Task "
+            "arithmetic and averaging are one compiled loop per tensor (`nbmerge.engine.fused`, numba): each stored "
+            "bf16 entry of θ₀ and the experts read once, the task vectors summed in float32, scaled, added to θ₀ and "
+            "rounded to bf16 once, each output entry written once, in reused output memory (tests/test_fused.py: "
+            "the torch path's bits). TIES's two threshold passes count the bits of |τ_t| in compiled loops straight "
+            "from the stored bytes; its sign pass and merge pass, and DARE, run slice by slice (`ModelView.chunks`: "
+            "float32 slices of 2¹⁶ entries in reused buffers, so each input byte is read from memory once per pass). "
+            "Every output is bit-identical to the whole-tensor path's (tests/test_sliced_merge.py). The writer "
+            "fsyncs every 256 MB and lets the page cache drop what it has synced, so later tensors are written into "
+            "memory the machine still holds.")
     mk, thp = ta.get("mergekit"), ta.get(MERGEKIT_THP)
     if nb and mk and thp:
         out.append(f"Huge pages: mergekit's task arithmetic takes {mk['best_s']:.1f} s at its defaults and "

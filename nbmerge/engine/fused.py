@@ -62,67 +62,12 @@ if njit is not None:
         return types.uint32(types.float32), codegen
 
     @njit(inline="always")
-    def _load_bf16(stored):
-        # bf16 is the upper half of a float32: widening is exact
-        return _as_f32(np.uint32(stored) << np.uint32(16))
-
-    @njit(inline="always")
     def _round_bf16(value):
         # round to nearest, ties to even (as torch's float32 -> bf16); a NaN stays a quiet NaN
         bits = _as_u32(value)
         if (bits & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000):
             return np.uint16(0x7FC0)
         return np.uint16((bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16))
-
-    @njit(cache=True, nogil=True, boundscheck=False)
-    def _sum_bf16(base, experts, scale, divide, out, start, stop):
-        acc = np.empty(BLOCK, np.float32)
-        scale32, divide32 = np.float32(scale), np.float32(divide)
-        bad = 0
-        for s in range(start, stop, BLOCK):
-            m = min(BLOCK, stop - s)
-            b = base[s:s + m]
-            e = experts[0][s:s + m]
-            for i in range(m):
-                acc[i] = _load_bf16(e[i]) - _load_bf16(b[i])
-            for t in range(1, len(experts)):
-                e = experts[t][s:s + m]
-                for i in range(m):
-                    acc[i] = acc[i] + (_load_bf16(e[i]) - _load_bf16(b[i]))
-            o = out[s:s + m]
-            for i in range(m):
-                tau = acc[i]
-                if divide != 1:
-                    tau = tau / divide32
-                rounded = _round_bf16(tau * scale32 + _load_bf16(b[i]))
-                bad += (rounded & np.uint16(0x7F80)) == np.uint16(0x7F80)
-                o[i] = rounded
-        return bad
-
-    @njit(cache=True, nogil=True, boundscheck=False)
-    def _sum_f32(base, experts, scale, divide, out, start, stop):
-        acc = np.empty(BLOCK, np.float32)
-        scale32, divide32 = np.float32(scale), np.float32(divide)
-        bad = 0
-        for s in range(start, stop, BLOCK):
-            m = min(BLOCK, stop - s)
-            b = base[s:s + m]
-            e = experts[0][s:s + m]
-            for i in range(m):
-                acc[i] = e[i] - b[i]
-            for t in range(1, len(experts)):
-                e = experts[t][s:s + m]
-                for i in range(m):
-                    acc[i] = acc[i] + (e[i] - b[i])
-            o = out[s:s + m]
-            for i in range(m):
-                tau = acc[i]
-                if divide != 1:
-                    tau = tau / divide32
-                value = tau * scale32 + b[i]
-                bad += not np.isfinite(value)
-                o[i] = value
-        return bad
 
     def _widen(stored):  # pragma: no cover - compiled only (see the overload)
         raise NotImplementedError
@@ -133,6 +78,47 @@ if njit is not None:
         if isinstance(stored, types.Integer):
             return lambda stored: _as_f32(np.uint32(stored) << np.uint32(16))
         return lambda stored: stored
+
+    def _store(out, i, value):  # pragma: no cover - compiled only (see the overload)
+        raise NotImplementedError
+
+    @overload(_store, inline="always")
+    def _store_stored(out, i, value):
+        """Write a float32 value into the output in its stored form; True when the stored value is not finite."""
+        if isinstance(out.dtype, types.Integer):  # bf16 bits
+            def store_bf16(out, i, value):
+                rounded = _round_bf16(value)
+                out[i] = rounded
+                return (rounded & np.uint16(0x7F80)) == np.uint16(0x7F80)
+            return store_bf16
+
+        def store_f32(out, i, value):
+            out[i] = value
+            return not np.isfinite(value)
+        return store_f32
+
+    @njit(cache=True, nogil=True, boundscheck=False)
+    def _sum(base, experts, scale, divide, out, start, stop):
+        acc = np.empty(BLOCK, np.float32)
+        scale32, divide32 = np.float32(scale), np.float32(divide)
+        bad = 0
+        for s in range(start, stop, BLOCK):
+            m = min(BLOCK, stop - s)
+            b = base[s:s + m]
+            e = experts[0][s:s + m]
+            for i in range(m):
+                acc[i] = _widen(e[i]) - _widen(b[i])
+            for t in range(1, len(experts)):
+                e = experts[t][s:s + m]
+                for i in range(m):
+                    acc[i] = acc[i] + (_widen(e[i]) - _widen(b[i]))
+            o = out[s:s + m]
+            for i in range(m):
+                tau = acc[i]
+                if divide != 1:
+                    tau = tau / divide32
+                bad += _store(o, i, tau * scale32 + _widen(b[i]))
+        return bad
 
     @njit(cache=True, nogil=True, boundscheck=False)
     def _count_high(base, experts, counts):
@@ -156,7 +142,7 @@ if njit is not None:
                 offset = np.int64(_as_u32(abs(_widen(e[i]) - _widen(base[i])))) - start
                 row[min(max(offset, -1), 65536) + 1] += 1
 
-    _KERNELS = {torch.bfloat16: _sum_bf16, torch.float32: _sum_f32}
+    _KERNELS = {torch.bfloat16: _sum, torch.float32: _sum}
 else:  # pragma: no cover
     _KERNELS = {}
 

@@ -308,10 +308,7 @@ class ModelView:
                 yield slice(start, stop), base, (stream(deltas) if stream else deltas)
         finally:
             del raws
-            for source in sources:
-                release = getattr(source, "release", None)
-                if release is not None:
-                    release(key)
+            _release(sources, key)
 
     @contextlib.contextmanager
     def stored(self, key: str) -> Iterator[Optional[list[torch.Tensor]]]:
@@ -333,10 +330,7 @@ class ModelView:
             yield raws
         finally:
             del raws
-            for source in sources:
-                release = getattr(source, "release", None)
-                if release is not None:
-                    release(key)
+            _release(sources, key)
 
     def prefetch(self, key: str) -> None:
         """Start reading ``key`` of every input ahead (where a source can), to overlap with the current merge."""
@@ -774,6 +768,14 @@ def _merge_sliced(view: ModelView, key: str, kernel: Callable, accepted: set[str
         raise NumericalError(f"merged tensor {key!r} is not finite in {_dtype_name(dtype)} ({overflow} of "
                              f"{out.numel()} values overflow at scale {scale:g}); nothing was written")
     return out
+
+
+def _release(sources, key: str) -> None:
+    """Drop ``key``'s mapped pages from this process in every source that reads through a memory map."""
+    for source in sources:
+        release = getattr(source, "release", None)
+        if release is not None:
+            release(key)
 
 
 def _populate(sources, key: str) -> None:
