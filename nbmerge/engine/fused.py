@@ -152,12 +152,10 @@ def available() -> bool:
 
 
 def takes(raws: list[torch.Tensor], out_dtype: torch.dtype, compute_dtype: torch.dtype) -> bool:
-    """Whether these stored inputs (θ₀ first) and this output take the compiled path."""
-    if compute_dtype != torch.float32 or out_dtype not in _DTYPES or len(raws) < 2:
-        return False
-    if raws[0].numel() < MIN_ENTRIES:
-        return False
-    return all(r.dtype == out_dtype and r.device.type == "cpu" and r.is_contiguous() for r in raws) and available()
+    """Whether these stored inputs (θ₀ first) and this output take the compiled sum: :func:`same_dtype`, the
+    output in that dtype too, at least one expert, and a tensor large enough to be worth a call."""
+    return (len(raws) >= 2 and raws[0].dtype == out_dtype and raws[0].numel() >= MIN_ENTRIES
+            and same_dtype(raws, compute_dtype))
 
 
 def _numpy(tensor: torch.Tensor) -> np.ndarray:

@@ -732,7 +732,7 @@ def _merge_sliced(view: ModelView, key: str, kernel: Callable, accepted: set[str
     dtype. What each input byte costs: one read from memory (the checkpoint's page, no copy); the output's bytes
     are written once; the conversions and the kernel's passes touch only the slice's buffers, in cache."""
     dtype = view.base.dtype(key)
-    if (kernel is sum_kernel or kernel is mean_kernel) and view.chunk_transform is None:
+    if kernel is sum_kernel or kernel is mean_kernel:
         fast = _fused_sum(view, key, scale, mean=kernel is mean_kernel)
         if fast is not None:
             return fast
