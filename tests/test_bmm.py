@@ -476,3 +476,31 @@ def test_module_kinds_from_the_command_line_and_a_recipe(tmp_path, capsys):
                       "walk: {module_kinds: {'mix': mlp}}\n")
     with pytest.raises(nbmerge.errors.NbmergeError, match="walk.module_kinds"):
         load_recipe(recipe)
+
+
+# ------------------------------------------------------------------------------------------- on the micro zoo
+
+@pytest.fixture(scope="module")
+def micro(micro_cache):
+    from nbmerge.pools.zoo import load_zoo
+
+    return load_zoo("micro", micro_cache)
+
+
+def test_hybrid_with_beta_zero_is_the_task_vector_gram(micro):
+    import torch
+
+    from nbmerge.pools.zoo import expert_grams, load_models
+    from nbmerge.methods.bmm import run_anchor
+    from nbmerge.solvers.bmm import BMMSolver
+
+    base, experts = load_models(micro)
+    grams = expert_grams(micro, 16, 0)
+    anchor = run_anchor(base, experts, "regmean", grams=grams)
+    free = BMMSolver(base, experts, anchor, gram="task_vector")
+    hybrid = BMMSolver(base, experts, anchor, grams, gram="hybrid", beta=0.0)
+    assert set(free.modules) == set(hybrid.modules) and free.group_names() == hybrid.group_names()
+    lambdas = {"attn_in": -2.0, "attn_out": 0.0, "mlp_in": -1.0, "mlp_out": 1.0}
+    a, b = free.merged(lambdas, 0.9), hybrid.merged(lambdas, 0.9)
+    for key in a:
+        torch.testing.assert_close(a[key], b[key], rtol=1e-5, atol=1e-6)

@@ -1,10 +1,14 @@
 """The study layer (nbmerge.tune.study): one way to open a suite and keep a small result; the notebooks and
-experiments go through it."""
+experiments go through it. Also which Gram source and anchor parameters a BMM variant gets."""
 
 import re
 from pathlib import Path
 
+import pytest
+
+from nbmerge.errors import NbmergeError
 from nbmerge.tune import study
+from nbmerge.tune.study import anchor_params, gram_source
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,3 +43,12 @@ def test_no_notebook_or_experiment_keeps_its_own_lab_or_json_cache():
         text = path.read_text()
         assert "open_zoo(" not in text and "trial_cache(" not in text and "load_models(" not in text, path
     assert not (ROOT / "nbmerge" / "tune" / "anchors.py").exists()
+
+
+def test_gram_source_keeps_data_for_an_anchor_that_needs_it():
+    assert gram_source("task_arithmetic", "data")[0] == "data"
+    assert gram_source("task_arithmetic", "free")[0] == "task_vector"
+    assert gram_source("regmean", "free") == ("hybrid", 0.0)
+    assert anchor_params("wudi", 300) == {"iters": 300} and anchor_params("ties", 300) == {}
+    with pytest.raises(NbmergeError, match="variant"):
+        gram_source("ties", "both")
