@@ -985,10 +985,12 @@ def findings(report: dict) -> list[str]:
             "arithmetic and averaging are one compiled loop per tensor (`nbmerge.engine.fused`, numba): each stored "
             "bf16 entry of θ₀ and the experts read once, the task vectors summed in float32, scaled, added to θ₀ and "
             "rounded to bf16 once, each output entry written once, in reused output memory (tests/test_fused.py: "
-            "the torch path's bits). TIES's two threshold passes count the bits of |τ_t| in compiled loops straight "
-            "from the stored bytes; its sign pass and merge pass, and DARE, run slice by slice (`ModelView.chunks`: "
-            "float32 slices of 2¹⁶ entries in reused buffers, so each input byte is read from memory once per pass). "
-            "Every output is bit-identical to the whole-tensor path's (tests/test_sliced_merge.py). The writer "
+            "the torch path's bits). TIES and DARE are compiled loops too, each pass one read of the stored bytes: "
+            "two threshold counts of the bits of |τ_t|, the sign pass, and the merge pass (trim, elected sign, the "
+            "agreeing entries' mean, θ₀ + α·τ rounded once), the T trimmed values of 2048 entries held in cache; "
+            "DARE's masks are drawn once per tensor with torch's generators (the torch path's draws, one thread per "
+            "task), kept as one bit per entry and task, and applied in the loops. Every output is bit-identical to "
+            "the torch paths' (tests/test_fused.py, tests/test_sliced_merge.py). The writer "
             "fsyncs every 256 MB and lets the page cache drop what it has synced, so later tensors are written into "
             "memory the machine still holds.")
     mk, thp = ta.get("mergekit"), ta.get(MERGEKIT_THP)

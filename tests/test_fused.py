@@ -1,7 +1,9 @@
-"""The compiled one-pass path for task arithmetic and averaging (nbmerge.engine.fused): the bits of the torch path
-(whole tensor and sliced) for bf16 and float32, any number of experts, any scale, any split over threads; a NaN,
-an infinity or an overflow goes back to the torch path and its error; output memory reused only once released."""
+"""The compiled one-pass paths (nbmerge.engine.fused) for task arithmetic, averaging, TIES and DARE: the bits of the
+torch path (whole tensor and sliced) for bf16 and float32, any number of experts, any scale, every TIES merge and
+majority sign, DARE's masks drawn as the torch path draws them, any split over threads; a NaN, an infinity or an
+overflow goes back to the torch path and its error; output memory reused only once released."""
 
+import numpy as np
 import pytest
 import torch
 
@@ -132,3 +134,123 @@ def test_ties_thresholds_counted_compiled_equal_the_torch_passes(monkeypatch, dt
     assert seen and seen[0] is not None  # the compiled counts ran
     monkeypatch.setattr(ties, "_compiled_thresholds", lambda *a: None)
     same_bits(ours, merge("ties", base, tuned, params))
+
+
+def all_torch(monkeypatch):
+    """Every TIES/DARE pass on the torch path: thresholds, majority sign and merge."""
+    from nbmerge.methods import ties
+
+    torch_path(monkeypatch)
+    monkeypatch.setattr(ties, "_compiled_thresholds", lambda *a: None)
+    monkeypatch.setattr(ties, "_compiled_signs", lambda *a: None)
+
+
+TIES_JOBS = [("ties", {}), ("ties", {"merge": "sum", "density": 0.5}), ("ties", {"merge": "max", "scale": 0.7}),
+             ("ties", {"density": 1.0}), ("dare", {}), ("dare", {"merge": "ties", "p": 0.3, "seed": 3}),
+             ("dare", {"merge": "ties", "density": 1.0}), ("dare", {"rescale": False, "scale": -1.3})]
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("experts", [1, 3, 6])
+@pytest.mark.parametrize("method,params", TIES_JOBS)
+def test_compiled_ties_and_dare_give_the_torch_paths_bits(monkeypatch, dtype, experts, method, params):
+    base, tuned = models(dtype, experts)
+    tuned[0]["big.weight"][0, :9] = base["big.weight"][0, :9]  # zero task-vector entries: ties in the election
+    ran = []
+    original = fused.ties_merge
+    monkeypatch.setattr(fused, "ties_merge", lambda *a, **k: ran.append(1) or original(*a, **k))
+    ours = merge(method, base, tuned, params)
+    assert ran  # the compiled pass merged the large tensors
+    with monkeypatch.context() as m:
+        all_torch(m)
+        same_bits(ours, merge(method, base, tuned, params))  # sliced torch path
+        m.setattr(walker, "_is_elementwise", lambda *a: False)
+        same_bits(ours, merge(method, base, tuned, params))  # whole tensors
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("experts", [1, 2, 5, 9, 17])
+@pytest.mark.parametrize("merge_", ["mean", "sum", "max"])
+def test_the_compiled_ties_kernel_is_the_reference_kernel(dtype, experts, merge_):
+    """Every majority sign (0 included, which a whole model rarely gives), trimmed or not, against the torch kernel
+    on the same task vectors: θ₀ + scale·τ rounded to the stored dtype, bit for bit, signed zeros included."""
+    from nbmerge.methods.ties import _ties_entries
+
+    base, tuned = models(dtype, experts)
+    raws = [base["odd.weight"], *[e["odd.weight"] for e in tuned]]
+    deltas = [r.float() - raws[0].float() for r in raws[1:]]
+    for cut in (torch.zeros(experts), torch.stack([d.abs().median() for d in deltas])):
+        for majority in (1.0, -1.0, 0.0):
+            expected = (_ties_entries([d.clone() for d in deltas], cut, majority, merge_) * 0.6
+                        + raws[0].float()).to(dtype)
+            ours = fused.ties_merge(raws, 0.6, thresholds=cut.numpy(), majority=majority,
+                                    mode=fused.TIES_MODES[merge_])
+            assert torch.equal(ours.view(-1).view(torch.uint8), expected.view(-1).view(torch.uint8)), (cut, majority)
+            signs = torch.sign(torch.stack([d * (d.abs() >= c if c else 1) for d, c in zip(deltas, cut)]).sum(0))
+            assert fused.ties_signs(raws, cut.numpy()) == int(signs.sum())
+
+
+def test_compiled_masks_are_dare_drops_and_replayed():
+    from nbmerge.methods.dare import DropMasks, dare_drop, dare_stream
+
+    g = torch.Generator().manual_seed(1)
+    deltas = [torch.randn(3 * fused.BLOCK + 5, generator=g) for _ in range(2)]
+    memo = {}
+    drops = DropMasks(2, p=0.4, rescale=True, seed=7, memo=memo)("k", deltas[0].numel())
+    expected = dare_drop([d.clone() for d in deltas], key="k", p=0.4, seed=7, rescale=False)
+    for bits, dropped in zip(drops.bits, expected):
+        keep = torch.from_numpy(np.unpackbits(bits, count=deltas[0].numel()))
+        assert torch.equal(keep.bool(), dropped != 0)
+    stream = dare_stream(key="k", tasks=[0, 1], numel=deltas[0].numel(), p=0.4, seed=7, memo=memo)
+    for got, want in zip(stream([d.clone() for d in deltas]), dare_drop([d.clone() for d in deltas], key="k", p=0.4,
+                                                                         seed=7)):
+        assert torch.equal(got, want)  # the torch path replays the compiled pass's masks
+    last = DropMasks(2, p=0.4, rescale=True, seed=7, memo=memo, last=True)("k", deltas[0].numel())
+    assert all(a is b for a, b in zip(last.bits, drops.bits)) and not memo  # the merge pass takes them out
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_compiled_ties_split_over_threads_gives_the_same_bits(monkeypatch, threads):
+    base, tuned = models(torch.bfloat16, 3)
+    raws = [base["odd.weight"], *[e["odd.weight"] for e in tuned]]
+    cut = np.full(3, 1e-3, dtype=np.float32)
+    one = fused.ties_merge(raws, 0.4, thresholds=cut, majority=1.0, mode=fused.MODE_MEAN, threads=1)
+    signs = fused.ties_signs(raws, cut, threads=1)
+    monkeypatch.setattr(fused, "MIN_ENTRIES_PER_THREAD", fused.BLOCK)
+    split = fused.ties_merge(raws, 0.4, thresholds=cut, majority=1.0, mode=fused.MODE_MEAN, threads=threads)
+    assert torch.equal(one.view(torch.int16), split.view(torch.int16))
+    assert fused.ties_signs(raws, cut, threads=threads) == signs
+
+
+@pytest.mark.parametrize("method,params", [("ties", {}), ("dare", {"merge": "ties"})])
+def test_compiled_ties_leaves_non_finite_inputs_to_the_torch_paths_errors(method, params):
+    base, tuned = models(torch.bfloat16, 2)
+    tuned[1]["big.weight"][3, 5] = float("inf")
+    with pytest.raises(NumericalError, match="big.weight.*NaN or Inf"):
+        merge(method, base, tuned, params)
+
+
+def test_masks_drawn_side_by_side_are_the_masks_drawn_one_by_one(monkeypatch):
+    from nbmerge.methods import dare
+
+    monkeypatch.setattr(dare, "DRAW_ENTRIES", 64)  # several draws per task, a remainder at the end
+    one = dare.drop_bits(key="k", tasks=[0, 1, 2], numel=1000, p=0.3, seed=5, threads=1)
+    for threads in (2, 3):
+        many = dare.drop_bits(key="k", tasks=[0, 1, 2], numel=1000, p=0.3, seed=5, threads=threads)
+        assert all(np.array_equal(a, b) for a, b in zip(one, many))
+    keep = dare.dare_drop([torch.ones(1000) for _ in range(3)], key="k", p=0.3, seed=5, rescale=False)
+    assert all(np.array_equal(np.unpackbits(b, count=1000), k.numpy().astype(np.uint8)) for b, k in zip(one, keep))
+
+
+@pytest.mark.parametrize("rows", [1, 3, 5, 16, 17, 20, 33, 70])
+def test_rows_sum_is_torchs_row_reduction_for_every_entry(rows):
+    """TIES sums the tasks as torch's CPU reduction sums the columns of a long block (a cascade every 16 rows), and
+    gives each entry that sum whatever the slicing; torch's own sum(0) adds a block's last columns another way."""
+    from nbmerge.methods.ties import rows_sum
+
+    g = torch.Generator().manual_seed(rows)
+    stacked = torch.randn(rows, 4096, generator=g) * torch.logspace(-3, 3, rows)[:, None]
+    whole = rows_sum(stacked)
+    assert torch.equal(whole.view(torch.int32), stacked.sum(0).view(torch.int32))  # 4096 columns: no tail
+    for cut in (slice(0, 7), slice(100, 133), slice(4089, 4096)):
+        assert torch.equal(rows_sum(stacked[:, cut].contiguous()).view(torch.int32), whole[cut].view(torch.int32))

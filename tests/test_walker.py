@@ -436,8 +436,10 @@ def test_a_rule_states_what_each_hook_takes():
     parameters and no others, and a hook that would take anything (``**kwargs``) is refused when the rule is built."""
     from nbmerge.methods import dare, della
 
-    assert dare.RULE.takes["prepare"] == {"merge", "density"}
+    assert dare.RULE.takes["prepare"] == {"merge", "density", "p", "rescale", "seed", "memo"}
     assert dare.RULE.takes["fallback"] == {"merge", "thresholds", "majority"}
+    assert dare.RULE.takes["fused"] == {"key", "scale", "merge", "p", "rescale", "seed", "thresholds", "majority",
+                                        "memo"}
     assert "p" in dare.RULE.takes["transform"] and "merge" not in dare.RULE.takes["transform"]
     assert della.RULE.takes["prepare"] == {"density", "epsilon", "merge"}
 

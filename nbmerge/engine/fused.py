@@ -1,22 +1,30 @@
-"""Task arithmetic and averaging in one pass per tensor: compiled loops straight from the stored bf16/float32 bytes.
+"""Elementwise merges in one pass per tensor: compiled loops straight from the stored bf16/float32 bytes.
 
 The walker's elementwise path (:meth:`~nbmerge.engine.walker.ModelView.chunks`) converts each input slice to
 float32 in a buffer, subtracts, sums, scales, adds θ₀, rounds and checks, each step a separate eager torch call:
-about 13 passes over every slice. Here one compiled loop (numba) does all of it per block of entries:
+about 13 passes over every slice for task arithmetic, some 30 for TIES. Here one compiled loop (numba) does all
+of it per block of entries. Task arithmetic and averaging:
 
     τ = ((θ_1 − θ₀) + (θ_2 − θ₀)) + … + (θ_T − θ₀)    in float32, left to right in expert order
     τ = τ / T                                            (averaging only)
     θ = round(τ · scale + θ₀)                            two float32 roundings (no fused multiply-add), then one
                                                          rounding to the stored dtype (bf16: to nearest, ties even)
 
-the very float operations, in the same order, as the torch path, so the results are bit-identical (tested against
-it). What each byte costs: each input entry is read from memory once (the checkpoint's pages, no copy), each
-output entry written once; the float32 values live in registers and a block-sized accumulator that stays in the
-CPU's first-level cache. The loop counts the output entries that are not finite; any (a NaN or an infinity in an
-input, or an overflow) sends the tensor back to the torch path, which raises the error that names the cause.
+TIES and DARE (:func:`ties_merge`): per entry, τ_t = θ_t − θ₀, DARE's drop (× its 0/1 mask read from packed bits,
+÷ (1 − p)), TIES's trim (× 0/1 of |τ_t| ≥ the task's threshold), the elected sign γ = sign(0 + τ̂_1 + … + τ̂_T)
+(the model's majority where it is 0), the agreeing entries' mean (sum, or largest magnitude × γ), then θ as above;
+:func:`ties_signs` and :func:`count_magnitudes` are the passes that find the majority and the thresholds.
+
+These are the very float operations, in the same order, as the torch path, so the results are bit-identical
+(tested against it, signed zeros included). What each byte costs: each pass reads each input entry from memory once
+(the checkpoint's pages, no copy) and each merge writes each output entry once; TIES reads the inputs four times
+(two threshold counts, the signs, the merge), DARE-TIES too, plus one bit per entry and task for its masks, DARE-TA
+once. The float32 values live in registers and in block-sized buffers (2048 entries, × T for TIES) that stay in
+the CPU's cache. The merge loops count the entries that are not finite; any (a NaN or an infinity in an input, or
+an overflow) sends the tensor back to the torch path, which raises the error that names the cause.
 
 Only CPU tensors whose inputs and output are all bf16 or all float32 take this path, and only when numba is
-importable (it is a dependency; without it the torch path runs). The loop releases the GIL: a large tensor is
+importable (it is a dependency; without it the torch path runs). The loops release the GIL: a large tensor is
 split into contiguous ranges over the compute threads, and the output writer keeps running beside it.
 """
 
@@ -40,6 +48,11 @@ MIN_ENTRIES = 1 << 14
 MIN_ENTRIES_PER_THREAD = 1 << 20
 
 _DTYPES = (torch.bfloat16, torch.float32)
+
+#: what :func:`ties_merge` computes from the trimmed task vectors: their sum in expert order (DARE-TA), or the
+#: TIES disjoint merge of the entries that agree with the elected sign: their mean, sum, or largest magnitude
+MODE_SUM, MODE_MEAN, MODE_TIES_SUM, MODE_MAX = 0, 1, 2, 3
+TIES_MODES = {"mean": MODE_MEAN, "sum": MODE_TIES_SUM, "max": MODE_MAX}
 
 
 try:
@@ -120,27 +133,182 @@ if njit is not None:
                 bad += _store(o, i, tau * scale32 + _widen(b[i]))
         return bad
 
+    @njit(inline="always")
+    def _kept(bits, j):
+        # entry j of a keep mask packed as numpy packs bits: bit 7 − j % 8 of byte j // 8
+        return np.float32((bits[j >> 3] >> (7 - (j & 7))) & 1)
+
+    @njit(inline="always")
+    def _task_value(expert, base, j, bits, drop, divisor, rescale):
+        # τ_t = θ_t − θ₀ in float32; DARE's drop as the torch path computes it: × its 1.0/0.0 mask, then ÷ (1 − p)
+        tau = _widen(expert[j]) - _widen(base[j])
+        if drop:
+            tau = tau * _kept(bits, j)
+            if rescale:
+                tau = tau / divisor
+        return tau
+
     @njit(cache=True, nogil=True, boundscheck=False)
-    def _count_high(base, experts, counts):
+    def _count_high(base, experts, drops, drop, divisor, rescale, counts):
         # counts[t, h] += 1 for every entry whose |τ_t| has float32 bits with high half h
         for t in range(len(experts)):
             e = experts[t]
+            bits = drops[t]
             row = counts[t]
             for i in range(base.shape[0]):
-                bits = _as_u32(abs(_widen(e[i]) - _widen(base[i])))
-                row[bits >> np.uint32(16)] += 1
+                value = _as_u32(abs(_task_value(e, base, i, bits, drop, divisor, rescale)))
+                row[value >> np.uint32(16)] += 1
 
     @njit(cache=True, nogil=True, boundscheck=False)
-    def _count_low(base, experts, starts, counts):
+    def _count_low(base, experts, drops, drop, divisor, rescale, starts, counts):
         # counts[t, 1 + clamp(bits − start_t, −1, 2¹⁶)] += 1: the low halves inside task t's bin, and everything
         # below and above the bin in the two end counts
         for t in range(len(experts)):
             e = experts[t]
+            bits = drops[t]
             row = counts[t]
             start = starts[t]
             for i in range(base.shape[0]):
-                offset = np.int64(_as_u32(abs(_widen(e[i]) - _widen(base[i])))) - start
-                row[min(max(offset, -1), 65536) + 1] += 1
+                value = _as_u32(abs(_task_value(e, base, i, bits, drop, divisor, rescale)))
+                row[min(max(np.int64(value) - start, -1), 65536) + 1] += 1
+
+    @njit(inline="always")
+    def _trimmed(base, experts, drops, drop, divisor, rescale, thresholds, trim, s, m, work):
+        # work[t, i] = τ_t of entry s + i, dropped (DARE) and trimmed (TIES: × 1.0 where |τ_t| ≥ its threshold,
+        # × 0.0 elsewhere, so a trimmed entry keeps the sign of its zero, as the torch path's product does);
+        # returns how many are not finite
+        bad = 0
+        for t in range(len(experts)):
+            e = experts[t]
+            bits = drops[t]
+            threshold = thresholds[t]
+            row = work[t]
+            for i in range(m):
+                tau = _task_value(e, base, s + i, bits, drop, divisor, rescale)
+                if trim:
+                    tau = tau * np.float32(1.0 if abs(tau) >= threshold else 0.0)
+                if not np.isfinite(tau):
+                    bad += 1
+                row[i] = tau
+        return bad
+
+    @njit(inline="always")
+    def _cascade(rows):
+        # the cascade of torch's CPU row reduction: 16 rows per level step, more beyond 2¹⁶ rows
+        ceil_log2 = 1 if rows <= 2 else 64 - _leading_zeros(np.uint64(rows - 1))
+        power = max(4, ceil_log2 // 4)
+        return 1 << power, power
+
+    @njit(inline="always")
+    def _leading_zeros(value):
+        count = 0
+        bit = np.uint64(1) << np.uint64(63)
+        while count < 64 and not (value & bit):
+            count += 1
+            bit = bit >> np.uint64(1)
+        return count
+
+    @njit(inline="always")
+    def _rows_sum(work, i, step, power):
+        # Σ_t work[t, i] in the order of nbmerge.methods.ties.rows_sum (torch's CPU reduction over rows)
+        rows = work.shape[0]
+        if rows < step:
+            total = np.float32(0.0)
+            for t in range(rows):
+                total = total + work[t, i]
+            return total
+        acc = np.zeros(4, np.float32)
+        mask = step - 1
+        t = 0
+        while t + step <= rows:
+            for _ in range(step):
+                acc[0] = acc[0] + work[t, i]
+                t += 1
+            for level in range(1, 4):
+                acc[level] = acc[level] + acc[level - 1]
+                acc[level - 1] = np.float32(0.0)
+                if t & (mask << (level * power)):
+                    break
+        while t < rows:
+            acc[0] = acc[0] + work[t, i]
+            t += 1
+        for level in range(1, 4):
+            acc[0] = acc[0] + acc[level]
+        return acc[0]
+
+    @njit(inline="always")
+    def _sign(value):
+        # torch.sign on a CPU: +1, −1, and +0 for ±0 (and for a NaN)
+        return np.float32(1.0 if value > 0 else 0.0) - np.float32(1.0 if value < 0 else 0.0)
+
+    @njit(cache=True, nogil=True, boundscheck=False)
+    def _ties_signs(base, experts, drops, drop, divisor, rescale, thresholds, trim, start, stop):
+        # Σ over entries of sign(Σ_t τ̂_t): the sum of the elected signs, as (positive, negative) counts
+        work = np.empty((len(experts), BLOCK), np.float32)
+        step, power = _cascade(len(experts))
+        positive = 0
+        negative = 0
+        for s in range(start, stop, BLOCK):
+            m = min(BLOCK, stop - s)
+            _trimmed(base, experts, drops, drop, divisor, rescale, thresholds, trim, s, m, work)
+            for i in range(m):
+                total = _rows_sum(work, i, step, power)
+                if total > 0:
+                    positive += 1
+                elif total < 0:
+                    negative += 1
+        return positive, negative
+
+    @njit(cache=True, nogil=True, boundscheck=False)
+    def _ties_merge(base, experts, drops, drop, divisor, rescale, thresholds, trim, majority, mode, scale, out,
+                    start, stop):
+        # θ = round(τ·scale + θ₀) with τ the TIES merge of the trimmed (and dropped) τ_t: MODE_SUM adds them in
+        # expert order (DARE-TA); otherwise γ = sign(Σ_t τ̂_t) (majority where it is 0), the entries that agree
+        # with γ selected, and their mean (MODE_MEAN), sum (MODE_TIES_SUM) or largest magnitude times γ (MODE_MAX)
+        work = np.empty((len(experts), BLOCK), np.float32)
+        chosen = np.empty((len(experts), 1), np.float32)
+        step, power = _cascade(len(experts))
+        scale32 = np.float32(scale)
+        major = np.float32(majority)
+        bad = 0
+        for s in range(start, stop, BLOCK):
+            m = min(BLOCK, stop - s)
+            bad += _trimmed(base, experts, drops, drop, divisor, rescale, thresholds, trim, s, m, work)
+            o = out[s:s + m]
+            for i in range(m):
+                if mode == MODE_SUM:
+                    tau = work[0, i]
+                    for t in range(1, len(experts)):
+                        tau = tau + work[t, i]
+                else:
+                    sign = _sign(_rows_sum(work, i, step, power))
+                    if sign == 0:
+                        sign = sign + major
+                    count = np.float32(0.0)
+                    largest = np.float32(0.0)
+                    for t in range(len(experts)):
+                        value = work[t, i]
+                        if major != 0:
+                            agree = value * sign > 0
+                        elif sign > 0:
+                            agree = value > 0
+                        else:
+                            agree = value < 0
+                        value = value * np.float32(1.0 if agree else 0.0)
+                        chosen[t, 0] = value
+                        count = count + np.float32(1.0 if value != 0 else 0.0)
+                        largest = max(largest, abs(value))
+                    picked = _rows_sum(chosen, 0, step, power)
+                    if mode == MODE_MEAN:
+                        tau = picked / max(count, np.float32(1.0))
+                    elif mode == MODE_TIES_SUM:
+                        tau = picked
+                    else:
+                        tau = largest * sign
+                if not np.isfinite(tau):
+                    bad += 1
+                bad += _store(o, i, tau * scale32 + _widen(base[s + i]))
+        return bad
 
     _KERNELS = {torch.bfloat16: _sum, torch.float32: _sum}
 else:  # pragma: no cover
@@ -244,16 +412,8 @@ def sum_merge(raws: list[torch.Tensor], scale: float, *, mean: bool, threads: Op
     base, *experts = [_numpy(r) for r in raws]
     out = reused_output(raws[0].shape, raws[0].dtype)
     target = _numpy(out)
-    n = base.shape[0]
     divide = len(experts) if mean else 1
-    parts = max(1, min(threads or torch.get_num_threads(), n // MIN_ENTRIES_PER_THREAD))
-    if parts == 1:
-        bad = kernel(base, tuple(experts), float(scale), divide, target, 0, n)
-    else:
-        bounds = [n * p // parts // BLOCK * BLOCK for p in range(parts)] + [n]
-        jobs = [_pool(parts).submit(kernel, base, tuple(experts), float(scale), divide, target, lo, hi)
-                for lo, hi in zip(bounds, bounds[1:])]
-        bad = sum(job.result() for job in jobs)
+    bad = sum(_run(kernel, (base, tuple(experts), float(scale), divide, target), _ranges(base.shape[0], threads)))
     return None if bad else out
 
 
@@ -265,13 +425,70 @@ def same_dtype(raws: list[torch.Tensor], compute_dtype: torch.dtype) -> bool:
             and all(r.dtype == dtype and r.device.type == "cpu" and r.is_contiguous() for r in raws))
 
 
-def count_magnitudes(raws: list[torch.Tensor], counts: np.ndarray, starts: Optional[np.ndarray] = None) -> None:
-    """Add one tensor's counts of the float32 bits of |τ_t| = |θ_t − θ₀| (``raws``: θ₀ first) to ``counts``:
-    without ``starts``, per high half (``counts``: T × 2¹⁶); with them, per low half inside the bin that starts at
-    ``starts[t]`` (``counts``: T × (2¹⁶ + 2), the first and last counting what lies below and above it). The
-    counts of TIES's radix selection, in one pass over the stored bytes."""
+class Drops:
+    """DARE's drop for the compiled passes: each task's keep mask of one tensor as packed bits (``bits``: one uint8
+    array per task, numpy's bit order) and the rescaling, applied as the torch path applies it (× the 1.0/0.0
+    mask, then ÷ (1 − p) in float32)."""
+
+    def __init__(self, bits: list[np.ndarray], p: float, rescale: bool):
+        self.bits, self.divisor, self.rescale = tuple(bits), np.float32(1.0 - p), bool(rescale)
+
+
+_NO_BITS = np.zeros(0, dtype=np.uint8)
+
+
+def _drop_args(drops: Optional[Drops], tasks: int) -> tuple:
+    if drops is None:
+        return (_NO_BITS,) * tasks, False, np.float32(1.0), False
+    return drops.bits, True, drops.divisor, drops.rescale
+
+
+def count_magnitudes(raws: list[torch.Tensor], counts: np.ndarray, starts: Optional[np.ndarray] = None,
+                     drops: Optional[Drops] = None) -> None:
+    """Add one tensor's counts of the float32 bits of |τ_t| = |θ_t − θ₀| (``raws``: θ₀ first; ``drops``: DARE's
+    dropped τ_t) to ``counts``: without ``starts``, per high half (``counts``: T × 2¹⁶); with them, per low half
+    inside the bin that starts at ``starts[t]`` (``counts``: T × (2¹⁶ + 2), the first and last counting what lies
+    below and above it). The counts of TIES's radix selection, in one pass over the stored bytes."""
     base, *experts = [_numpy(r) for r in raws]
+    drop = _drop_args(drops, len(experts))
     if starts is None:
-        _count_high(base, tuple(experts), counts)
+        _count_high(base, tuple(experts), *drop, counts)
     else:
-        _count_low(base, tuple(experts), starts, counts)
+        _count_low(base, tuple(experts), *drop, starts, counts)
+
+
+def _ranges(n: int, threads: Optional[int]) -> list[tuple[int, int]]:
+    """``[0, n)`` cut into one contiguous range per compute thread (whole blocks; one range for a small tensor)."""
+    parts = max(1, min(threads or torch.get_num_threads(), n // MIN_ENTRIES_PER_THREAD))
+    bounds = [n * p // parts // BLOCK * BLOCK for p in range(parts)] + [n]
+    return list(zip(bounds, bounds[1:]))
+
+
+def _run(kernel, args: tuple, ranges: list[tuple[int, int]]) -> list:
+    if len(ranges) == 1:
+        return [kernel(*args, *ranges[0])]
+    jobs = [_pool(len(ranges)).submit(kernel, *args, lo, hi) for lo, hi in ranges]
+    return [job.result() for job in jobs]
+
+
+def ties_signs(raws: list[torch.Tensor], thresholds: np.ndarray, drops: Optional[Drops] = None,
+               threads: Optional[int] = None) -> int:
+    """Σ over the tensor's entries of sign(Σ_t τ̂_t), τ̂_t the trimmed (``thresholds``: one float32 per task, all 0
+    for no trim) and dropped task vectors: TIES's majority sign is the sign of this sum over the model."""
+    base, *experts = [_numpy(r) for r in raws]
+    args = (base, tuple(experts), *_drop_args(drops, len(experts)), thresholds, bool(thresholds.any()))
+    counts = _run(_ties_signs, args, _ranges(base.shape[0], threads))
+    return sum(p for p, _ in counts) - sum(n for _, n in counts)
+
+
+def ties_merge(raws: list[torch.Tensor], scale: float, *, thresholds: np.ndarray, majority: float, mode: int,
+               drops: Optional[Drops] = None, threads: Optional[int] = None) -> Optional[torch.Tensor]:
+    """θ₀ + scale·τ for one tensor, τ the TIES merge (``mode``) of the trimmed and dropped task vectors, in one
+    compiled pass over the stored ``raws`` (θ₀ first), in their dtype: per block of entries, each input entry read
+    once and each output entry written once, the T trimmed values kept in a T × 2048 float32 block (in cache).
+    None when any task vector or output entry is not finite (the caller's torch path says why)."""
+    base, *experts = [_numpy(r) for r in raws]
+    out = reused_output(raws[0].shape, raws[0].dtype)
+    args = (base, tuple(experts), *_drop_args(drops, len(experts)), thresholds, bool(thresholds.any()),
+            float(majority), int(mode), float(scale), _numpy(out))
+    return None if sum(_run(_ties_merge, args, _ranges(base.shape[0], threads))) else out

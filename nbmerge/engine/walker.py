@@ -68,20 +68,24 @@ class Rule:
     #: ``stream(key=, tasks=, **params)`` → a function applied to every slice of a tensor's task vectors, in order,
     #: that computes what ``transform`` computes on the whole tensor (DARE's drop, its masks drawn slice by slice)
     chunk_transform: Optional[Callable[..., Callable[[list[torch.Tensor]], list[torch.Tensor]]]] = None
-    #: per hook (``matrix``, ``fallback``, ``prepare``, ``transform``, ``chunk_transform``), the keyword names it
-    #: takes; filled when the rule is built
+    #: ``fused(view, *, key, scale, ...)`` → one whole tensor θ₀ + scale·fallback(τ) computed by a compiled pass from
+    #: the stored inputs (:mod:`nbmerge.engine.fused`), with the fallback's bits, or None to take the fallback's path
+    fused: Optional[Callable[..., Optional[torch.Tensor]]] = None
+    #: per hook (``matrix``, ``fallback``, ``prepare``, ``transform``, ``chunk_transform``, ``fused``), the keyword
+    #: names it takes; filled when the rule is built
     takes: Mapping[str, frozenset] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         hooks = {"matrix": self.matrix, "prepare": self.prepare, "transform": self.transform,
-                 "chunk_transform": self.chunk_transform,
+                 "chunk_transform": self.chunk_transform, "fused": self.fused,
                  "fallback": _FALLBACK_KERNELS[self.fallback] if isinstance(self.fallback, str) else self.fallback}
         object.__setattr__(self, "takes", {name: hook_keywords(fn, name) for name, fn in hooks.items() if fn})
 
 
 #: what the walk hands a kernel that names it: the tensor's key and base value, its statistics (Grams, Fisher
 #: diagonals), the experts' low-rank factors; a transform gets ``key`` and ``tasks``, a chunk transform also
-#: ``numel`` and ``memo`` (a dict it keeps between passes of one merge)
+#: ``numel``; ``memo`` is one dict per merge, shared by the chunk transform, ``prepare`` and ``fused`` when they name
+#: it (what they keep between passes: DARE's masks)
 WALK_VALUES = frozenset({"key", "base", "grams", "fishers", "factors", "tasks", "numel", "memo"})
 
 
@@ -311,11 +315,13 @@ class ModelView:
             _release(sources, key)
 
     @contextlib.contextmanager
-    def stored(self, key: str) -> Iterator[Optional[list[torch.Tensor]]]:
+    def stored(self, key: str, *, raw: bool = False) -> Iterator[Optional[list[torch.Tensor]]]:
         """θ₀ and each expert's ``key`` as stored (a checkpoint's pages, no copy; mapped in one call each) when the
         compiled passes (:mod:`nbmerge.engine.fused`) can read them: on the CPU, one dtype (bf16 or float32),
-        computed in float32, the task vectors untransformed; else None. The pages are released afterwards."""
-        if str(self.device) != "cpu" or self.transform is not None or self.chunk_transform is not None:
+        computed in float32, the task vectors untransformed (``raw``: the caller applies the transform itself, as
+        DARE's compiled passes apply its drop); else None. The pages are released afterwards."""
+        transformed = self.transform is not None or self.chunk_transform is not None
+        if str(self.device) != "cpu" or (transformed and not raw):
             yield None
             return
         from . import fused  # numba's import (0.2 s) only where a merge needs it
@@ -600,13 +606,12 @@ def walk_merge(base: Source, experts: Sequence[Source], rule: Rule, *, params: M
         fallback = rule.fallback
     if rule.transform:
         view.transform = functools.partial(rule.transform, **_pick(rule.takes["transform"], params))
+    memo: dict = {}  # what the hooks keep between passes, for this merge only
     if rule.chunk_transform:
-        bound = _pick(rule.takes["chunk_transform"], params)
-        if "memo" in rule.takes["chunk_transform"]:  # what a transform keeps between passes, for this merge only
-            bound["memo"] = {}
-        view.chunk_transform = functools.partial(rule.chunk_transform, **bound)
-    context = dict(rule.prepare(view, **_pick(rule.takes["prepare"], params))) if rule.prepare else {}
-    iterator = _produce(view, rule, units, fallback, dict(params), scale, walk, context)
+        view.chunk_transform = functools.partial(rule.chunk_transform,
+                                                 **_pick(rule.takes["chunk_transform"], dict(params, memo=memo)))
+    context = dict(rule.prepare(view, **_pick(rule.takes["prepare"], dict(params, memo=memo)))) if rule.prepare else {}
+    iterator = _produce(view, rule, units, fallback, dict(params), scale, walk, context, memo)
     if stream:
         return MergeStream(iterator, [(k, view.base.dtype(k), view.base.shape(k)) for k in view.base.keys()])
     return dict(iterator)
@@ -627,7 +632,7 @@ class MergeStream:
 
 
 def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable, params: dict,
-             scale: float, walk: WalkOptions, context: dict) -> Iterator[tuple[str, torch.Tensor]]:
+             scale: float, walk: WalkOptions, context: dict, memo: dict) -> Iterator[tuple[str, torch.Tensor]]:
     matrix_accepts = rule.takes.get("matrix", frozenset())
     fallback_accepts = rule.takes["fallback"] if fallback is rule.fallback else frozenset()
     sliced = _is_elementwise(rule, fallback_accepts)
@@ -655,8 +660,13 @@ def _produce(view: ModelView, rule: Rule, units: list[Unit], fallback: Callable,
         if not math.isfinite(unit_scale):
             raise MethodError(f"scale for {key!r} must be a finite number, got {unit_scale!r}")
         if sliced and not unit.matrix and len(unit.keys) == 1:
+            fused = None
+            if rule.fused is not None and fallback is rule.fallback and unit_params == params:
+                # (a module's own parameters take the kernel's path: a transform reads the merge's parameters)
+                fused = functools.partial(rule.fused, view, **_pick(rule.takes["fused"],
+                                                                    dict(params, **context, memo=memo)))
             yield key, _merge_sliced(view, key, fallback, fallback_accepts, dict(context, key=key), unit_params,
-                                     unit_scale, walk)
+                                     unit_scale, walk, fused)
             continue
         base_tensors = [view.base_tensor(k) for k in unit.keys]
         if all(b.numel() == 0 for b in base_tensors):  # nothing to merge (and no spectrum to decompose)
@@ -724,16 +734,21 @@ def _is_elementwise(rule: Rule, fallback_accepts: set[str]) -> bool:
 
 
 def _merge_sliced(view: ModelView, key: str, kernel: Callable, accepted: set[str], extras: dict, params: dict,
-                  scale: float, walk: WalkOptions) -> torch.Tensor:
+                  scale: float, walk: WalkOptions, fused: Optional[Callable] = None) -> torch.Tensor:
     """One tensor of an elementwise merge, θ = θ₀ + scale·kernel(τ_1 … τ_T), slice by slice (:meth:`ModelView.chunks`).
 
     The same float operations in the same order per entry as the whole-tensor path (so the same bits): τ_t =
     θ_t − θ₀ in the compute dtype, the kernel, its finiteness check, scale·τ, + θ₀, one rounding to the stored
     dtype. What each input byte costs: one read from memory (the checkpoint's page, no copy); the output's bytes
-    are written once; the conversions and the kernel's passes touch only the slice's buffers, in cache."""
+    are written once; the conversions and the kernel's passes touch only the slice's buffers, in cache.
+    ``fused``: the rule's compiled pass for this tensor (``fused(key=, scale=)``), tried first."""
     dtype = view.base.dtype(key)
     if kernel is sum_kernel or kernel is mean_kernel:
         fast = _fused_sum(view, key, scale, mean=kernel is mean_kernel)
+        if fast is not None:
+            return fast
+    if fused is not None:
+        fast = fused(key=key, scale=scale)
         if fast is not None:
             return fast
     if str(view.device) == "cpu":

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import warnings
 import zlib
-from functools import partial
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache, partial
+from typing import Optional
 
 import numpy as np
 import torch
@@ -12,7 +14,7 @@ import torch
 from ..errors import MethodError, NbmergeWarning
 from ..engine.registry import register
 from ..engine.walker import Rule, sum_kernel, walk_merge
-from .ties import check_ties_params, ties_kernel, ties_prepare
+from .ties import check_ties_params, fused_merge, prepare_context, ties_kernel
 
 DEFAULT_DENSITY = 0.2  # TIES's density when merge=ties
 
@@ -87,7 +89,62 @@ def dare_stream(*, key: str, tasks: list[int], numel: int, p: float = 0.5, resca
     return drop
 
 
-def dare_prepare(view, *, merge: str = "ta", density: float = 0.2):
+#: entries drawn per call when a tensor's masks are drawn in full (a multiple of 8: whole bytes of bits)
+DRAW_ENTRIES = 1 << 20
+
+
+def drop_bits(*, key: str, tasks: list[int], numel: int, p: float, seed: int,
+              threads: Optional[int] = None) -> list[np.ndarray]:
+    """Each task's keep mask of one tensor (``numel`` entries) as packed bits, numpy's order (entry j is bit
+    7 − j % 8 of byte j // 8): the draws of :func:`dare_drop` (and of :func:`dare_stream`, in the same format).
+    Each task has its own generator, so the tasks are drawn side by side on up to ``threads`` threads (default:
+    torch's compute threads)."""
+    def draw(t: int) -> np.ndarray:
+        generator = _mask_generator(p, seed, t, key)
+        buffer = torch.empty(min(numel, DRAW_ENTRIES))
+        packed = np.empty((numel + 7) // 8, dtype=np.uint8)
+        for start in range(0, numel, DRAW_ENTRIES):
+            stop = min(numel, start + DRAW_ENTRIES)
+            keep = buffer[:stop - start].uniform_(generator=generator).ge_(p)
+            packed[start // 8:(stop + 7) // 8] = np.packbits(keep.bool().numpy())
+        return packed
+
+    workers = max(1, min(len(tasks), threads or torch.get_num_threads()))
+    if workers == 1 or numel < DRAW_ENTRIES:
+        return [draw(t) for t in tasks]
+    return list(_draw_pool(workers).map(draw, tasks))
+
+
+@lru_cache(maxsize=4)
+def _draw_pool(workers: int) -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nbmerge-dare")
+
+
+class DropMasks:
+    """DARE's drop for the compiled passes (``drops(key, numel)`` → :class:`nbmerge.engine.fused.Drops`): the masks
+    of :func:`drop_bits`, kept in the merge's ``memo`` under the name :func:`dare_stream` uses, so the threshold,
+    sign and merge passes (and any tensor on the torch path) replay the same draws. ``last``: the merge pass, which
+    takes a tensor's masks out of the memo (nothing reads them afterwards)."""
+
+    def __init__(self, tasks: int, *, p: float, rescale: bool, seed: int, memo: Optional[dict], last: bool = False):
+        self.tasks, self.p, self.rescale, self.seed = list(range(tasks)), p, rescale, seed
+        self.memo, self.last = memo, last
+
+    def __call__(self, key: str, numel: int):
+        from ..engine.fused import Drops
+
+        name = (key, tuple(self.tasks))
+        memo = {} if self.memo is None else self.memo
+        bits = memo.pop(name, None) if self.last else memo.get(name)
+        if bits is None:
+            bits = drop_bits(key=key, tasks=self.tasks, numel=numel, p=self.p, seed=self.seed)
+            if not self.last:
+                memo[name] = bits
+        return Drops(bits, self.p, self.rescale)
+
+
+def dare_prepare(view, *, merge: str = "ta", density: float = 0.2, p: float = 0.5, rescale: bool = True,
+                 seed: int = 0, memo: Optional[dict] = None):
     if merge not in ("ta", "ties"):
         raise MethodError(f"dare: merge must be 'ta' or 'ties', got {merge!r}")
     check_ties_params(density, "mean")
@@ -96,7 +153,16 @@ def dare_prepare(view, *, merge: str = "ta", density: float = 0.2):
             warnings.warn(f"dare: density={density:g} has no effect with merge=ta (it is TIES's density, used with "
                           "merge=ties)", NbmergeWarning, stacklevel=2)
         return {}
-    return ties_prepare(view, density=density, merge="mean")
+    return prepare_context(view, density, DropMasks(view.T, p=p, rescale=rescale, seed=seed, memo=memo))
+
+
+def dare_fused(view, *, key: str, scale: float, merge: str = "ta", p: float = 0.5, rescale: bool = True,
+               seed: int = 0, thresholds=None, majority: float = 0.0, memo: Optional[dict] = None):
+    """One tensor of DARE-TA or DARE-TIES in one compiled pass (:func:`nbmerge.methods.ties.fused_merge`), the masks
+    applied from their bits; DARE-TA's are drawn here and not kept (one pass reads them)."""
+    drops = DropMasks(view.T, p=p, rescale=rescale, seed=seed, memo=memo if merge == "ties" else None, last=True)
+    return fused_merge(view, key, scale, thresholds=thresholds, majority=majority,
+                       merge="ta" if merge == "ta" else "mean", drops=drops)
 
 
 def dare_kernel(deltas, *, merge: str = "ta", thresholds=None, majority=None):
@@ -107,8 +173,7 @@ def dare_kernel(deltas, *, merge: str = "ta", thresholds=None, majority=None):
 
 # The walker's task vectors are fresh tensors it owns: the drop runs in place on them.
 RULE = Rule(matrix=None, fallback=dare_kernel, prepare=dare_prepare, transform=partial(dare_drop, inplace=True),
-            elementwise=True,
-            chunk_transform=dare_stream)
+            elementwise=True, chunk_transform=dare_stream, fused=dare_fused)
 
 
 # Defaults: FusionBench's DARE-TA (sparsity_ratio 0.5, rescale, α = 0.3; docs/methods.md, DARE).

@@ -15,6 +15,9 @@ from ..engine.walker import ModelView, Rule, chunk_entries, walk_merge
 
 MERGES = ("mean", "sum", "max")
 
+#: DARE's drop for the compiled passes: ``drops(key, numel)`` → that tensor's :class:`nbmerge.engine.fused.Drops`
+DropsOf = Callable[[str, int], object]
+
 
 def check_ties_params(density: float, merge: str) -> None:
     if not 0.0 < density <= 1.0:
@@ -122,31 +125,32 @@ def global_order_statistics(values: Callable[[], Iterable[tuple[int, torch.Tenso
     return torch.stack([torch.sort(torch.cat(c)).values[int(r) - 1] for c, r in zip(candidates, rank)])
 
 
-def global_thresholds(view: ModelView, keys: list[str], k: int) -> torch.Tensor:
+def global_thresholds(view: ModelView, keys: list[str], k: int, drops: Optional[DropsOf] = None) -> torch.Tensor:
     """Per task, the k-th smallest |τ_t| over the whole model, in float32: what ``topk_threshold`` returns on the
     flattened model, found without it (``global_order_statistics``): two streaming reads of the experts and
     2 × 65536 counts per task, instead of a model-sized float32 buffer (4.4 GB for a 1.1 B-parameter model) and a
-    selection over it."""
-    fast = _compiled_thresholds(view, keys, k)
+    selection over it. ``drops``: DARE's drop, for the compiled passes (the torch passes read it from the view)."""
+    fast = _compiled_thresholds(view, keys, k, drops)
     if fast is not None:
         return fast
     return global_order_statistics(lambda: magnitudes(view, keys), view.T, torch.full((view.T,), k), view.device,
                                    nonnegative=True, overwrite=True)
 
 
-def _compiled_thresholds(view: ModelView, keys: list[str], k: int) -> Optional[torch.Tensor]:
+def _compiled_thresholds(view: ModelView, keys: list[str], k: int, drops: Optional[DropsOf] = None
+                         ) -> Optional[torch.Tensor]:
     """``global_thresholds`` with each pass's counts taken by one compiled loop straight from the stored bytes
     (:func:`nbmerge.engine.fused.count_magnitudes`: no float32 copies, no |τ| buffers, no bincount), the same
     counts and so the same thresholds; None when an input cannot be read that way (the torch passes then run)."""
     size = 1 << _RADIX_BITS
     counts = np.zeros((view.T, size), dtype=np.int64)
     for key in keys:
-        with view.stored(key) as raws:
+        with view.stored(key, raw=drops is not None) as raws:
             if raws is None:
                 return None
             from ..engine.fused import count_magnitudes
 
-            count_magnitudes(raws, counts)
+            count_magnitudes(raws, counts, drops=drops and drops(key, raws[0].numel()))
     # |τ| ≥ +0 has its sign bit clear: its key is its bits + 2³¹, so its high half lands in the upper half of bins
     high_counts = torch.zeros(view.T, size, dtype=torch.int64)
     high_counts[:, size // 2:] = torch.from_numpy(counts[:, :size // 2])
@@ -154,8 +158,8 @@ def _compiled_thresholds(view: ModelView, keys: list[str], k: int) -> Optional[t
     starts = ((high - size // 2) << _RADIX_BITS).numpy().astype(np.int64)
     low_counts = np.zeros((view.T, size + 2), dtype=np.int64)
     for key in keys:
-        with view.stored(key) as raws:
-            count_magnitudes(raws, low_counts, starts)
+        with view.stored(key, raw=drops is not None) as raws:
+            count_magnitudes(raws, low_counts, starts, drops=drops and drops(key, raws[0].numel()))
     low, _ = _kth_bin(torch.from_numpy(low_counts[:, 1:size + 1]), rank)
     return _float_of_keys((high << _RADIX_BITS) | low).to(view.device)
 
@@ -179,19 +183,75 @@ def ties_prepare(view: ModelView, *, density: float = 0.2, merge: str = "mean") 
     finds the same order statistic tensor by tensor, so no model-sized buffer is held.
     """
     check_ties_params(density, merge)
+    return prepare_context(view, density)
+
+
+def prepare_context(view: ModelView, density: float, drops: Optional[DropsOf] = None) -> dict:
+    """``ties_prepare``'s thresholds and majority sign; ``drops`` gives DARE's drop to the compiled passes."""
     keys = view.float_keys()
     total = sum(math.prod(view.base.shape(key)) for key in keys)
     k = total - int(total * density)
     if k < 1:  # density 1 keeps everything: no pass over the model needed
         thresholds = torch.zeros(view.T, dtype=torch.float32, device=view.device)
     else:
-        thresholds = global_thresholds(view, keys, k)
+        thresholds = global_thresholds(view, keys, k, drops)
     # Zero elected signs take the sign of the *sum of elected signs* over the model (reference "majority").
+    counted = 0  # sums of -1/0/1: exact in any order
     sign_total = torch.zeros((), dtype=torch.float64, device=thresholds.device)
     for key in keys:
-        for _, _, deltas in view.chunks(key, check=False):  # a sum of -1/0/1 in float64: exact in any order
-            sign_total += torch.sign(trim_stack(deltas, thresholds).sum(0)).sum(dtype=torch.float64)
-    return {"thresholds": thresholds, "majority": float(torch.sign(sign_total))}
+        compiled = _compiled_signs(view, key, thresholds, drops)
+        if compiled is not None:
+            counted += compiled
+            continue
+        for _, _, deltas in view.chunks(key, check=False):
+            sign_total += torch.sign(rows_sum(trim_stack(deltas, thresholds))).sum(dtype=torch.float64)
+    return {"thresholds": thresholds, "majority": float(torch.sign(sign_total + counted))}
+
+
+def _compiled_signs(view: ModelView, key: str, thresholds: torch.Tensor, drops: Optional[DropsOf]
+                    ) -> Optional[int]:
+    """One tensor's part of the majority sign's sum, counted by a compiled loop from the stored bytes
+    (:func:`nbmerge.engine.fused.ties_signs`); None when its inputs cannot be read that way."""
+    if thresholds.device.type != "cpu":
+        return None
+    with view.stored(key, raw=drops is not None) as raws:
+        if raws is None:
+            return None
+        from ..engine import fused
+
+        return fused.ties_signs(raws, _cuts(thresholds), drops and drops(key, raws[0].numel()))
+
+
+def fused_merge(view: ModelView, key: str, scale: float, *, thresholds: Optional[torch.Tensor], majority: float,
+                merge: str, drops: Optional[DropsOf] = None) -> Optional[torch.Tensor]:
+    """One tensor of TIES (``merge``: mean, sum, max) or, with ``merge="ta"``, of DARE-TA, in one compiled pass
+    over the stored bytes (:func:`nbmerge.engine.fused.ties_merge`): the bits of the torch path. None when the
+    tensor takes the torch path (not on the CPU, another dtype, small, or an entry not finite)."""
+    with view.stored(key, raw=drops is not None) as raws:
+        if raws is None:
+            return None
+        from ..engine import fused
+
+        if not fused.takes(raws, view.base.dtype(key), view.compute_dtype(key)):
+            return None
+        if merge == "ta":
+            mode, cut = fused.MODE_SUM, np.zeros(view.T, dtype=np.float32)
+        else:
+            if thresholds.device.type != "cpu":
+                return None
+            mode, cut = fused.TIES_MODES[merge], _cuts(thresholds)
+        return fused.ties_merge(raws, scale, thresholds=cut, majority=majority, mode=mode,
+                                drops=drops and drops(key, raws[0].numel()))
+
+
+def _cuts(thresholds: torch.Tensor) -> np.ndarray:
+    """The thresholds as the float32 trim compares them with (``trim_stack``: in the values' dtype)."""
+    return thresholds.to(torch.float32).numpy()
+
+
+def ties_fused(view: ModelView, *, key: str, scale: float, thresholds: torch.Tensor, majority: float,
+               merge: str = "mean") -> Optional[torch.Tensor]:
+    return fused_merge(view, key, scale, thresholds=thresholds, majority=majority, merge=merge)
 
 
 #: entries of each task's tensor per slice: every step of the TIES kernel is per entry (across the tasks), so a
@@ -258,12 +318,49 @@ def ties_kernel(deltas: list[torch.Tensor], *, thresholds: torch.Tensor, majorit
     return out.reshape(deltas[0].shape)
 
 
+def _ceil_log2(n: int) -> int:
+    return 1 if n <= 2 else (n - 1).bit_length()
+
+
+def rows_sum(stacked: torch.Tensor) -> torch.Tensor:
+    """Σ over the first dimension (the tasks), entry by entry in the order torch's CPU reduction gives the columns of
+    a long row block: from +0, row after row, with partial sums carried up a 4-level cascade every 16 rows (and more
+    for many tasks). ``stacked.sum(0)`` itself adds the last few columns of a block (and of each thread's range) in
+    another order, so its bits depend on where a tensor is cut into slices and on the thread count; this is the same
+    sum for every entry, whatever the slicing, the threads or the device (the compiled pass computes it too)."""
+    rows = stacked.shape[0]
+    power = max(4, _ceil_log2(rows) // 4)
+    step, mask = 1 << power, (1 << power) - 1
+    if rows < step:  # one level: 0 + x_1 + x_2 + … (the three empty levels add +0, which changes nothing here)
+        total = stacked[0] + 0.0
+        for row in range(1, rows):
+            total += stacked[row]
+        return total
+    acc = [torch.zeros_like(stacked[0]) for _ in range(4)]
+    i = 0
+    while i + step <= rows:
+        for _ in range(step):
+            acc[0] += stacked[i]
+            i += 1
+        for level in range(1, 4):
+            acc[level] += acc[level - 1]
+            acc[level - 1].zero_()
+            if i & (mask << (level * power)):
+                break
+    while i < rows:
+        acc[0] += stacked[i]
+        i += 1
+    for level in range(1, 4):
+        acc[0] += acc[level]
+    return acc[0]
+
+
 def _ties_entries(deltas: list[torch.Tensor], thresholds: torch.Tensor, majority: float, merge: str) -> torch.Tensor:
     # Masks are written as 1.0/0.0 into one reused buffer of the stack's dtype (a boolean mask would be converted
     # to it before every product): the same products, sums and quotient as with boolean masks, bit for bit.
     work = _buffer("work", (len(deltas), *deltas[0].shape), deltas[0])
     trimmed = trim_stack(deltas, thresholds, work)
-    sign = torch.sign(trimmed.sum(0))
+    sign = torch.sign(rows_sum(trimmed))
     # sign[sign == 0] = majority, as arithmetic (±1 + 0·m = ±1, ±0 + 1·m = m): the same values, several times faster
     sign.add_(torch.eq(sign, 0, out=work[0]).mul_(majority))
     if majority != 0:  # every sign is ±1: τ̂_t agrees with it where τ̂_t·sign > 0
@@ -272,14 +369,14 @@ def _ties_entries(deltas: list[torch.Tensor], thresholds: torch.Tensor, majority
         work.copy_(torch.where(sign > 0, trimmed > 0, trimmed < 0))
     selected = trimmed.mul_(work)
     if merge == "sum":
-        return selected.sum(0)
+        return rows_sum(selected)
     if merge == "max":
         return selected.abs().max(0).values * sign
     counts = torch.ne(selected, 0, out=work).sum(0)  # whole numbers ≤ T: exact in the values' dtype
-    return selected.sum(0) / counts.clamp(min=1)
+    return rows_sum(selected) / counts.clamp(min=1)
 
 
-RULE = Rule(matrix=None, fallback=ties_kernel, prepare=ties_prepare, elementwise=True)
+RULE = Rule(matrix=None, fallback=ties_kernel, prepare=ties_prepare, elementwise=True, fused=ties_fused)
 
 
 # Defaults follow the TIES paper / TSV protocol (dis-mean, k = 20%, α = 1; docs/methods.md, TIES).
