@@ -193,22 +193,6 @@ if njit is not None:
         return bad
 
     @njit(inline="always")
-    def _cascade(rows):
-        # the cascade of torch's CPU row reduction: 16 rows per level step, more beyond 2¹⁶ rows
-        ceil_log2 = 1 if rows <= 2 else 64 - _leading_zeros(np.uint64(rows - 1))
-        power = max(4, ceil_log2 // 4)
-        return 1 << power, power
-
-    @njit(inline="always")
-    def _leading_zeros(value):
-        count = 0
-        bit = np.uint64(1) << np.uint64(63)
-        while count < 64 and not (value & bit):
-            count += 1
-            bit = bit >> np.uint64(1)
-        return count
-
-    @njit(inline="always")
     def _rows_sum(work, i, step, power):
         # Σ_t work[t, i] in the order of nbmerge.methods.ties.rows_sum (torch's CPU reduction over rows)
         rows = work.shape[0]
@@ -242,10 +226,9 @@ if njit is not None:
         return np.float32(1.0 if value > 0 else 0.0) - np.float32(1.0 if value < 0 else 0.0)
 
     @njit(cache=True, nogil=True, boundscheck=False)
-    def _ties_signs(base, experts, drops, drop, divisor, rescale, thresholds, trim, start, stop):
+    def _ties_signs(base, experts, drops, drop, divisor, rescale, thresholds, trim, step, power, start, stop):
         # Σ over entries of sign(Σ_t τ̂_t): the sum of the elected signs, as (positive, negative) counts
         work = np.empty((len(experts), BLOCK), np.float32)
-        step, power = _cascade(len(experts))
         positive = 0
         negative = 0
         for s in range(start, stop, BLOCK):
@@ -260,14 +243,13 @@ if njit is not None:
         return positive, negative
 
     @njit(cache=True, nogil=True, boundscheck=False)
-    def _ties_merge(base, experts, drops, drop, divisor, rescale, thresholds, trim, majority, mode, scale, out,
-                    start, stop):
+    def _ties_merge(base, experts, drops, drop, divisor, rescale, thresholds, trim, step, power, majority, mode,
+                    scale, out, start, stop):
         # θ = round(τ·scale + θ₀) with τ the TIES merge of the trimmed (and dropped) τ_t: MODE_SUM adds them in
         # expert order (DARE-TA); otherwise γ = sign(Σ_t τ̂_t) (majority where it is 0), the entries that agree
         # with γ selected, and their mean (MODE_MEAN), sum (MODE_TIES_SUM) or largest magnitude times γ (MODE_MAX)
         work = np.empty((len(experts), BLOCK), np.float32)
         chosen = np.empty((len(experts), 1), np.float32)
-        step, power = _cascade(len(experts))
         scale32 = np.float32(scale)
         major = np.float32(majority)
         bad = 0
@@ -471,12 +453,19 @@ def _run(kernel, args: tuple, ranges: list[tuple[int, int]]) -> list:
     return [job.result() for job in jobs]
 
 
+def _cascade(rows: int) -> tuple[int, int]:
+    """(rows per level step, its log2) of torch's CPU row reduction (see ``nbmerge.methods.ties.rows_sum``)."""
+    power = max(4, (1 if rows <= 2 else (rows - 1).bit_length()) // 4)
+    return 1 << power, power
+
+
 def ties_signs(raws: list[torch.Tensor], thresholds: np.ndarray, drops: Optional[Drops] = None,
                threads: Optional[int] = None) -> int:
     """Σ over the tensor's entries of sign(Σ_t τ̂_t), τ̂_t the trimmed (``thresholds``: one float32 per task, all 0
     for no trim) and dropped task vectors: TIES's majority sign is the sign of this sum over the model."""
     base, *experts = [_numpy(r) for r in raws]
-    args = (base, tuple(experts), *_drop_args(drops, len(experts)), thresholds, bool(thresholds.any()))
+    args = (base, tuple(experts), *_drop_args(drops, len(experts)), thresholds, bool(thresholds.any()),
+            *_cascade(len(experts)))
     counts = _run(_ties_signs, args, _ranges(base.shape[0], threads))
     return sum(p for p, _ in counts) - sum(n for _, n in counts)
 
@@ -490,5 +479,5 @@ def ties_merge(raws: list[torch.Tensor], scale: float, *, thresholds: np.ndarray
     base, *experts = [_numpy(r) for r in raws]
     out = reused_output(raws[0].shape, raws[0].dtype)
     args = (base, tuple(experts), *_drop_args(drops, len(experts)), thresholds, bool(thresholds.any()),
-            float(majority), int(mode), float(scale), _numpy(out))
+            *_cascade(len(experts)), float(majority), int(mode), float(scale), _numpy(out))
     return None if sum(_run(_ties_merge, args, _ranges(base.shape[0], threads))) else out
