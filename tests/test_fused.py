@@ -254,3 +254,15 @@ def test_rows_sum_is_torchs_row_reduction_for_every_entry(rows):
     assert torch.equal(whole.view(torch.int32), stacked.sum(0).view(torch.int32))  # 4096 columns: no tail
     for cut in (slice(0, 7), slice(100, 133), slice(4089, 4096)):
         assert torch.equal(rows_sum(stacked[:, cut].contiguous()).view(torch.int32), whole[cut].view(torch.int32))
+
+
+@pytest.mark.parametrize("p", [0.1, 0.3, 0.5, 0.7, 0.9])
+def test_packed_keep_masks_are_torchs_comparison_in_float32(p):
+    # torch compares a float32 tensor with a Python float in float32: float32(0.7) < 0.7 is kept at p = 0.7
+    edge = float(np.float32(p))
+    values = torch.tensor([edge, np.nextafter(np.float32(p), np.float32(0)), np.nextafter(np.float32(p), np.float32(1)),
+                           0.0, 1.0 - 2 ** -24, p] + torch.rand(37, generator=torch.Generator().manual_seed(3)).tolist())
+    for n in (1, 7, 8, 9, values.numel()):
+        out = np.full((n + 7) // 8, 0xAA, dtype=np.uint8)
+        fused.pack_at_least(values[:n], p, out)
+        assert np.array_equal(out, np.packbits(values[:n].ge(p).numpy())), n

@@ -49,6 +49,10 @@ MIN_ENTRIES_PER_THREAD = 1 << 20
 
 _DTYPES = (torch.bfloat16, torch.float32)
 
+#: bit k of each byte value, most significant first (numpy's packbits order), as float32 1.0/0.0: DARE's packed
+#: keep masks unpacked 8 entries at a time
+_UNPACKED = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float32)
+
 #: what :func:`ties_merge` computes from the trimmed task vectors: their sum in expert order (DARE-TA), or the
 #: TIES disjoint merge of the entries that agree with the elected sign: their mean, sum, or largest magnitude
 MODE_SUM, MODE_MEAN, MODE_TIES_SUM, MODE_MAX = 0, 1, 2, 3
@@ -134,43 +138,58 @@ if njit is not None:
         return bad
 
     @njit(inline="always")
-    def _kept(bits, j):
-        # entry j of a keep mask packed as numpy packs bits: bit 7 − j % 8 of byte j // 8
-        return np.float32((bits[j >> 3] >> (7 - (j & 7))) & 1)
-
-    @njit(inline="always")
-    def _task_value(expert, base, j, bits, drop, divisor, rescale):
-        # τ_t = θ_t − θ₀ in float32; DARE's drop as the torch path computes it: × its 1.0/0.0 mask, then ÷ (1 − p)
-        tau = _widen(expert[j]) - _widen(base[j])
+    def _taus(expert, base, bits, drop, divisor, rescale, s, m, row):
+        # row[i] = τ_t = θ_t − θ₀ of entry s + i in float32 (s a multiple of 8); DARE's drop as the torch path
+        # computes it: × its 1.0/0.0 mask, then ÷ (1 − p). The mask's packed bits (numpy's order: entry j is bit
+        # 7 − j % 8 of byte j // 8) are unpacked into the row first, 8 entries per byte from a table
         if drop:
-            tau = tau * _kept(bits, j)
-            if rescale:
-                tau = tau / divisor
-        return tau
+            first = s >> 3
+            for b in range((m + 7) >> 3):
+                byte = bits[first + b]
+                for k in range(8):
+                    row[8 * b + k] = _UNPACKED[byte, k]
+            for i in range(m):
+                tau = (_widen(expert[s + i]) - _widen(base[s + i])) * row[i]
+                if rescale:
+                    tau = tau / divisor
+                row[i] = tau
+        else:
+            for i in range(m):
+                row[i] = _widen(expert[s + i]) - _widen(base[s + i])
 
     @njit(cache=True, nogil=True, boundscheck=False)
     def _count_high(base, experts, drops, drop, divisor, rescale, counts):
         # counts[t, h] += 1 for every entry whose |τ_t| has float32 bits with high half h
+        row = np.empty(BLOCK, np.float32)
+        n = base.shape[0]
         for t in range(len(experts)):
             e = experts[t]
             bits = drops[t]
-            row = counts[t]
-            for i in range(base.shape[0]):
-                value = _as_u32(abs(_task_value(e, base, i, bits, drop, divisor, rescale)))
-                row[value >> np.uint32(16)] += 1
+            histogram = counts[t]
+            for s in range(0, n, BLOCK):
+                m = min(BLOCK, n - s)
+                _taus(e, base, bits, drop, divisor, rescale, s, m, row)
+                for i in range(m):
+                    histogram[_as_u32(abs(row[i])) >> np.uint32(16)] += 1
 
     @njit(cache=True, nogil=True, boundscheck=False)
     def _count_low(base, experts, drops, drop, divisor, rescale, starts, counts):
-        # counts[t, 1 + clamp(bits − start_t, −1, 2¹⁶)] += 1: the low halves inside task t's bin, and everything
-        # below and above the bin in the two end counts
+        # counts[t, bits − start_t] += 1 for the entries inside task t's bin (their low halves); the rest, most
+        # entries, are only compared (counting them in two end counts made every increment wait for the last)
+        row = np.empty(BLOCK, np.float32)
+        n = base.shape[0]
         for t in range(len(experts)):
             e = experts[t]
             bits = drops[t]
-            row = counts[t]
+            histogram = counts[t]
             start = starts[t]
-            for i in range(base.shape[0]):
-                value = _as_u32(abs(_task_value(e, base, i, bits, drop, divisor, rescale)))
-                row[min(max(np.int64(value) - start, -1), 65536) + 1] += 1
+            for s in range(0, n, BLOCK):
+                m = min(BLOCK, n - s)
+                _taus(e, base, bits, drop, divisor, rescale, s, m, row)
+                for i in range(m):
+                    offset = np.int64(_as_u32(abs(row[i]))) - start
+                    if offset >= 0 and offset < 65536:
+                        histogram[offset] += 1
 
     @njit(inline="always")
     def _trimmed(base, experts, drops, drop, divisor, rescale, thresholds, trim, s, m, work):
@@ -179,16 +198,14 @@ if njit is not None:
         # returns how many are not finite
         bad = 0
         for t in range(len(experts)):
-            e = experts[t]
-            bits = drops[t]
-            threshold = thresholds[t]
             row = work[t]
+            _taus(experts[t], base, drops[t], drop, divisor, rescale, s, m, row)
+            threshold = thresholds[t]
             for i in range(m):
-                tau = _task_value(e, base, s + i, bits, drop, divisor, rescale)
+                tau = row[i]
                 if trim:
                     tau = tau * np.float32(1.0 if abs(tau) >= threshold else 0.0)
-                if not np.isfinite(tau):
-                    bad += 1
+                bad += 0 if np.isfinite(tau) else 1
                 row[i] = tau
         return bad
 
@@ -221,6 +238,65 @@ if njit is not None:
         return acc[0]
 
     @njit(inline="always")
+    def _block_sums(work, m, totals):
+        # totals[i] = Σ_t work[t, i] for the first m entries, for fewer rows than a cascade step: from +0, left to
+        # right, as _rows_sum adds them, with the entries side by side
+        for i in range(m):
+            totals[i] = np.float32(0.0)
+        for t in range(work.shape[0]):
+            row = work[t]
+            for i in range(m):
+                totals[i] = totals[i] + row[i]
+
+    @njit(inline="always")
+    def _ties_block(work, m, mode, major, block):
+        # _ties_merge's τ for the first m entries of a block of fewer rows than a cascade step, into block[1]:
+        # each entry's operations in _ties_merge's order, one loop per step over the block (vector instructions);
+        # returns how many τ are not finite
+        signs, picked, count, largest = block[0], block[1], block[2], block[3]
+        rows = work.shape[0]
+        if mode == MODE_SUM:  # in expert order from τ_1
+            for i in range(m):
+                picked[i] = work[0, i]
+            for t in range(1, rows):
+                row = work[t]
+                for i in range(m):
+                    picked[i] = picked[i] + row[i]
+        else:
+            _block_sums(work, m, signs)
+            for i in range(m):
+                sign = _sign(signs[i])
+                signs[i] = sign + major if sign == 0 else sign
+                picked[i] = np.float32(0.0)
+                count[i] = np.float32(0.0)
+                largest[i] = np.float32(0.0)
+            for t in range(rows):
+                row = work[t]
+                for i in range(m):
+                    value = row[i]
+                    sign = signs[i]
+                    if major != 0:
+                        agree = value * sign > 0
+                    elif sign > 0:
+                        agree = value > 0
+                    else:
+                        agree = value < 0
+                    value = value * np.float32(1.0 if agree else 0.0)
+                    picked[i] = picked[i] + value
+                    count[i] = count[i] + np.float32(1.0 if value != 0 else 0.0)
+                    largest[i] = max(largest[i], abs(value))
+            if mode == MODE_MEAN:
+                for i in range(m):
+                    picked[i] = picked[i] / max(count[i], np.float32(1.0))
+            elif mode == MODE_MAX:
+                for i in range(m):
+                    picked[i] = largest[i] * signs[i]
+        bad = 0
+        for i in range(m):
+            bad += 0 if np.isfinite(picked[i]) else 1
+        return bad
+
+    @njit(inline="always")
     def _sign(value):
         # torch.sign on a CPU: +1, −1, and +0 for ±0 (and for a NaN)
         return np.float32(1.0 if value > 0 else 0.0) - np.float32(1.0 if value < 0 else 0.0)
@@ -229,11 +305,19 @@ if njit is not None:
     def _ties_signs(base, experts, drops, drop, divisor, rescale, thresholds, trim, step, power, start, stop):
         # Σ over entries of sign(Σ_t τ̂_t): the sum of the elected signs, as (positive, negative) counts
         work = np.empty((len(experts), BLOCK), np.float32)
+        totals = np.empty(BLOCK, np.float32)
+        few = len(experts) < step
         positive = 0
         negative = 0
         for s in range(start, stop, BLOCK):
             m = min(BLOCK, stop - s)
             _trimmed(base, experts, drops, drop, divisor, rescale, thresholds, trim, s, m, work)
+            if few:  # the block's sums side by side (vector instructions), then the counts
+                _block_sums(work, m, totals)
+                for i in range(m):
+                    positive += 1 if totals[i] > 0 else 0
+                    negative += 1 if totals[i] < 0 else 0
+                continue
             for i in range(m):
                 total = _rows_sum(work, i, step, power)
                 if total > 0:
@@ -250,13 +334,21 @@ if njit is not None:
         # with γ selected, and their mean (MODE_MEAN), sum (MODE_TIES_SUM) or largest magnitude times γ (MODE_MAX)
         work = np.empty((len(experts), BLOCK), np.float32)
         chosen = np.empty((len(experts), 1), np.float32)
+        block = np.empty((4, BLOCK), np.float32)  # per entry of a block: sign, then sum, count, largest magnitude
         scale32 = np.float32(scale)
         major = np.float32(majority)
+        few = len(experts) < step
         bad = 0
         for s in range(start, stop, BLOCK):
             m = min(BLOCK, stop - s)
             bad += _trimmed(base, experts, drops, drop, divisor, rescale, thresholds, trim, s, m, work)
             o = out[s:s + m]
+            if few:  # the same operations per entry, done for the block's entries side by side
+                bad += _ties_block(work, m, mode, major, block)
+                tau = block[1]
+                for i in range(m):
+                    bad += _store(o, i, tau[i] * scale32 + _widen(base[s + i]))
+                continue
             for i in range(m):
                 if mode == MODE_SUM:
                     tau = work[0, i]
@@ -291,6 +383,19 @@ if njit is not None:
                     bad += 1
                 bad += _store(o, i, tau * scale32 + _widen(base[s + i]))
         return bad
+
+    @njit(cache=True, nogil=True, boundscheck=False)
+    def _pack_at_least(values, threshold, out):
+        # out = numpy.packbits(values >= threshold): entry j is bit 7 − j % 8 of byte j // 8, the last byte's
+        # unused bits 0
+        n = values.shape[0]
+        for b in range((n + 7) >> 3):
+            byte = 0
+            for k in range(8):
+                j = 8 * b + k
+                if j < n and values[j] >= threshold:
+                    byte |= 1 << (7 - k)
+            out[b] = byte
 
     _KERNELS = {torch.bfloat16: _sum, torch.float32: _sum}
 else:  # pragma: no cover
@@ -399,6 +504,15 @@ def sum_merge(raws: list[torch.Tensor], scale: float, *, mean: bool, threads: Op
     return None if bad else out
 
 
+def pack_at_least(values: torch.Tensor, p: float, out: np.ndarray) -> None:
+    """``out[:] = numpy.packbits(values >= p)`` for a float32 CPU tensor, p compared in float32 as torch's
+    ``values.ge(p)`` compares it, in one pass (DARE's keep masks, drawn as uniforms, kept as bits)."""
+    if available():
+        _pack_at_least(values.reshape(-1).numpy(), np.float32(p), out)
+    else:  # pragma: no cover - numba is a dependency
+        out[:] = np.packbits(values.reshape(-1).ge(p).numpy())
+
+
 def same_dtype(raws: list[torch.Tensor], compute_dtype: torch.dtype) -> bool:
     """Whether these stored inputs can be read by the compiled passes: CPU, contiguous, one dtype (bf16 or
     float32), computed in float32."""
@@ -428,9 +542,9 @@ def _drop_args(drops: Optional[Drops], tasks: int) -> tuple:
 def count_magnitudes(raws: list[torch.Tensor], counts: np.ndarray, starts: Optional[np.ndarray] = None,
                      drops: Optional[Drops] = None) -> None:
     """Add one tensor's counts of the float32 bits of |τ_t| = |θ_t − θ₀| (``raws``: θ₀ first; ``drops``: DARE's
-    dropped τ_t) to ``counts``: without ``starts``, per high half (``counts``: T × 2¹⁶); with them, per low half
-    inside the bin that starts at ``starts[t]`` (``counts``: T × (2¹⁶ + 2), the first and last counting what lies
-    below and above it). The counts of TIES's radix selection, in one pass over the stored bytes."""
+    dropped τ_t) to ``counts`` (T × 2¹⁶): without ``starts``, per high half; with them, per low half of the
+    entries inside the bin that starts at ``starts[t]`` (the others are not counted). The counts of TIES's radix
+    selection, in one pass over the stored bytes."""
     base, *experts = [_numpy(r) for r in raws]
     drop = _drop_args(drops, len(experts))
     if starts is None:

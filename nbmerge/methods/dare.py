@@ -99,14 +99,16 @@ def drop_bits(*, key: str, tasks: list[int], numel: int, p: float, seed: int,
     7 − j % 8 of byte j // 8): the draws of :func:`dare_drop` (and of :func:`dare_stream`, in the same format).
     Each task has its own generator, so the tasks are drawn side by side on up to ``threads`` threads (default:
     torch's compute threads)."""
+    from ..engine.fused import pack_at_least  # numba's import only where a merge needs it
+
     def draw(t: int) -> np.ndarray:
         generator = _mask_generator(p, seed, t, key)
         buffer = torch.empty(min(numel, DRAW_ENTRIES))
         packed = np.empty((numel + 7) // 8, dtype=np.uint8)
         for start in range(0, numel, DRAW_ENTRIES):
             stop = min(numel, start + DRAW_ENTRIES)
-            keep = buffer[:stop - start].uniform_(generator=generator).ge_(p)
-            packed[start // 8:(stop + 7) // 8] = np.packbits(keep.bool().numpy())
+            drawn = buffer[:stop - start].uniform_(generator=generator)
+            pack_at_least(drawn, p, packed[start // 8:(stop + 7) // 8])  # the bits of drawn.ge(p)
         return packed
 
     workers = max(1, min(len(tasks), threads or torch.get_num_threads()))

@@ -156,11 +156,11 @@ def _compiled_thresholds(view: ModelView, keys: list[str], k: int, drops: Option
     high_counts[:, size // 2:] = torch.from_numpy(counts[:, :size // 2])
     high, rank = _kth_bin(high_counts, torch.full((view.T,), k, dtype=torch.int64))
     starts = ((high - size // 2) << _RADIX_BITS).numpy().astype(np.int64)
-    low_counts = np.zeros((view.T, size + 2), dtype=np.int64)
+    low_counts = np.zeros((view.T, size), dtype=np.int64)
     for key in keys:
         with view.stored(key, raw=drops is not None) as raws:
             count_magnitudes(raws, low_counts, starts, drops=drops and drops(key, raws[0].numel()))
-    low, _ = _kth_bin(torch.from_numpy(low_counts[:, 1:size + 1]), rank)
+    low, _ = _kth_bin(torch.from_numpy(low_counts), rank)
     return _float_of_keys((high << _RADIX_BITS) | low).to(view.device)
 
 
