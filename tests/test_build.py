@@ -3,9 +3,11 @@ store (a corrupt manifest or journal, concurrent builds, leftover temporaries, r
 test_reliability.py, under "the zoo store"."""
 
 import pytest
+import torch
 
 import nbmerge
 import nbmerge.pools.build as build
+from nbmerge.errors import NbmergeError
 from nbmerge.pools.build import build_zoo
 from nbmerge.pools.zoo import load_zoo, suite_dir
 
@@ -35,3 +37,25 @@ def test_interrupted_build_resumes_without_redoing_finished_steps(tmp_path, monk
     assert len(calls) == 2  # only the two unfinished experts were trained
     assert (store / "base.safetensors").stat().st_mtime_ns == pretrained
     assert load_zoo("micro", tmp_path).tasks == ["digits", "hebrew", "devanagari"]
+
+
+def test_variant_experts_reproduce_the_zoo_and_differ_when_asked(micro_cache):
+    from nbmerge.engine.io import load_state_dict
+    from nbmerge.pools.build import variant_experts
+    from nbmerge.pools.zoo import load_zoo
+
+    zoo = load_zoo("micro", micro_cache)
+    # bit-exact only under the thread count the zoo was built with (reduction order); another file may change it
+    threads = torch.get_num_threads()
+    torch.set_num_threads(zoo.manifest["environment"]["threads"])
+    try:
+        same = variant_experts(zoo)  # factors 1: the zoo's own recipe and seeds
+    finally:
+        torch.set_num_threads(threads)
+    for path, original in zip(same, zoo.expert_paths):
+        a, b = load_state_dict(path), load_state_dict(original)
+        assert all(torch.equal(a[k], b[k]) for k in a)
+    scaled = variant_experts(zoo, lr_factors=(0.1, 3.0), step_factors=(0.5,))
+    assert scaled[0] != scaled[1] and load_state_dict(scaled[0]).keys() == load_state_dict(same[0]).keys()
+    with pytest.raises(NbmergeError, match="factors must be"):
+        variant_experts(zoo, lr_factors=(0.0,))
