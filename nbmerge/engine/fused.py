@@ -118,7 +118,7 @@ if njit is not None:
     def _sum(base, experts, scale, divide, out, start, stop):
         acc = np.empty(BLOCK, np.float32)
         scale32, divide32 = np.float32(scale), np.float32(divide)
-        bad = 0
+        bad = False
         for s in range(start, stop, BLOCK):
             m = min(BLOCK, stop - s)
             b = base[s:s + m]
@@ -129,12 +129,12 @@ if njit is not None:
                 e = experts[t][s:s + m]
                 for i in range(m):
                     acc[i] = acc[i] + (_widen(e[i]) - _widen(b[i]))
+            if divide != 1:
+                for i in range(m):
+                    acc[i] = acc[i] / divide32
             o = out[s:s + m]
-            for i in range(m):
-                tau = acc[i]
-                if divide != 1:
-                    tau = tau / divide32
-                bad += _store(o, i, tau * scale32 + _widen(b[i]))
+            for i in range(m):  # an OR of flags, not a count: the loop stays one of vector instructions
+                bad |= _store(o, i, acc[i] * scale32 + _widen(b[i]))
         return bad
 
     @njit(inline="always")
