@@ -12,10 +12,12 @@ wall times. Every step resumes: an existing venv, input set or FusionBench outpu
 from __future__ import annotations
 
 import argparse
+import cProfile
 import hashlib
 import json
 import os
 import platform
+import pstats
 import subprocess
 import sys
 import time
@@ -25,8 +27,11 @@ import torch
 
 import nbmerge
 from nbmerge.engine.io import atomic_write_text, load_state_dict, save_state_dict
+from nbmerge.engine.linalg import top_singular
 from nbmerge.testing import openclip_vit_shapes, random_experts, random_model
-from nbmerge.engine.walker import WalkOptions
+from nbmerge.engine.walker import WalkOptions, sum_kernel
+from nbmerge.methods.iso_cts import subspace_sizes
+from nbmerge.methods.regmean import shrink_off_diagonal
 
 from . import install_pinned_venv
 
@@ -117,8 +122,165 @@ def float64_check(method, params, walk_kw, key, base, experts, grams, ours, thei
             "fusionbench_vs_float64": (theirs[key].double() - exact).abs().max().item() / update}
 
 
+# -- each method's own limit ---------------------------------------------------------------------------------
+#
+# The linear algebra a method cannot avoid, timed alone on the same inputs with the same torch calls nbmerge makes
+# (nbmerge/engine/linalg.py): a merge cannot be faster than this floor, so nbmerge's time over it says how much is
+# left to gain, and FusionBench's time over it how much FusionBench spends around (or instead of) the same work.
+
+#: nbmerge within this factor of its floor: the method is at its own limit
+AT_LIMIT = 1.2
+#: what the profile of a method away from its floor lists (functions by own time)
+PROFILE_TOP = 6
+
+
+def clock(fn, *args):
+    """(fn(*args), seconds it took)."""
+    start = time.perf_counter()
+    out = fn(*args)
+    return out, time.perf_counter() - start
+
+
+def matmul_rate(dtype: torch.dtype, n: int = 2048, repeats: int = 3) -> float:
+    """GFLOP/s of an n×n by n×n matmul (2n³ FLOPs), the best of ``repeats``: the rate the machine reaches now."""
+    generator = torch.Generator().manual_seed(0)
+    a = torch.randn(n, n, generator=generator, dtype=dtype)
+    b = torch.randn(n, n, generator=generator, dtype=dtype)
+    best = min(clock(torch.mm, a, b)[1] for _ in range(repeats))
+    return 2 * n ** 3 / best / 1e9
+
+
+def gram_eigh(matrix: torch.Tensor):
+    """nbmerge's decomposition (``top_singular``, ``polar_factor``): the float64 Gram of the smaller side and its
+    symmetric eigendecomposition, which give the singular values and vectors without a LAPACK SVD."""
+    x = matrix.double()
+    return torch.linalg.eigh(x.T @ x if x.shape[0] >= x.shape[1] else x @ x.T)
+
+
+def gram_eigh_flops(rows: int, cols: int) -> float:
+    """Nominal FLOPs of :func:`gram_eigh`: the Gram 2·m·n² (n the smaller side) and a symmetric eigendecomposition
+    with vectors 9n³ (Golub & Van Loan, symmetric QR)."""
+    m, n = max(rows, cols), min(rows, cols)
+    return 2 * m * n ** 2 + 9 * n ** 3
+
+
+def svd_flops(rows: int, cols: int) -> float:
+    """Nominal FLOPs of a reduced SVD with both factors: min(Golub-Reinsch 14mn² + 8n³, R-SVD 6mn² + 20n³)."""
+    m, n = max(rows, cols), min(rows, cols)
+    return min(14 * m * n ** 2 + 8 * n ** 3, 6 * m * n ** 2 + 20 * n ** 3)
+
+
+def task_vectors(key: str, base: dict, experts: list) -> list[torch.Tensor]:
+    return [e[key] - base[key] for e in experts]
+
+
+def matrix_keys(base: dict) -> list[str]:
+    """The tensors ISO-C/ISO-CTS decompose: every 2-D tensor, as stored (the walk's defaults, ndim2 and as_is)."""
+    assert WalkOptions().qkv == "as_is"
+    return [k for k, v in base.items() if v.dim() == 2]
+
+
+def iso_c_limit(base: dict, experts: list, params: dict, grams) -> dict:
+    """ISO-C: one decomposition of each matrix's task-vector sum. Also FusionBench's decomposition of the same
+    matrices (a float32 LAPACK reduced SVD), for reference."""
+    seconds = flops = svd_seconds = svd_total = 0.0
+    for key in matrix_keys(base):
+        total = sum_kernel(task_vectors(key, base, experts))
+        seconds += clock(gram_eigh, total)[1]
+        svd_seconds += clock(torch.linalg.svd, total, False)[1]
+        flops += gram_eigh_flops(*total.shape)
+        svd_total += svd_flops(*total.shape)
+    return {"what": "float64 Gram + eigh of each matrix's task-vector sum", "limit_s": seconds,
+            "decomposition_s": seconds, "decomposition_gflop": flops / 1e9, "decomposition_dtype": "float64",
+            "svd_f32_s": svd_seconds, "svd_f32_gflop": svd_total / 1e9}
+
+
+def iso_cts_limit(base: dict, experts: list, params: dict, grams) -> dict:
+    """ISO-CTS: the decompositions of each matrix's sum, of each task's residual outside the common subspace and of
+    the two concatenated factors (their polar factors), on the matrices nbmerge's kernel builds."""
+    seconds = flops = 0.0
+    for key in matrix_keys(base):
+        deltas = task_vectors(key, base, experts)
+        common, per_task = subspace_sizes(min(deltas[0].shape), len(deltas), params["common_space_fraction"])
+        total = sum_kernel(deltas)
+        decomposed = [total]
+        seconds += clock(gram_eigh, total)[1]
+        u_common, s_common, vh_common = top_singular(total, common)
+        left, right = [], []
+        for delta in deltas:
+            residual = delta - u_common @ (u_common.T @ delta)
+            seconds += clock(gram_eigh, residual)[1]
+            ut, _, vht = top_singular(residual, per_task)
+            decomposed.append(residual)
+            left.append(ut)
+            right.append(vht)
+        for factor in (torch.cat(left + [u_common], dim=1), torch.cat(right + [vh_common], dim=0)):
+            seconds += clock(gram_eigh, factor)[1]
+            decomposed.append(factor)
+        flops += sum(gram_eigh_flops(*m.shape) for m in decomposed)
+    return {"what": "float64 Gram + eigh of each sum, T residuals and 2 concatenated factors", "limit_s": seconds,
+            "decomposition_s": seconds, "decomposition_gflop": flops / 1e9, "decomposition_dtype": "float64"}
+
+
+def regmean_products(deltas: list[torch.Tensor], shrunk: list[torch.Tensor]):
+    """The products RegMean cannot avoid: Σ_t G̃_t and Σ_t τ_t G̃_t, as ``regmean_matrix`` forms them."""
+    return sum(shrunk), sum(delta @ g for delta, g in zip(deltas, shrunk))
+
+
+def regmean_solve(numerator: torch.Tensor, gram: torch.Tensor) -> torch.Tensor:
+    """nbmerge's solve (``solve_right``): a Cholesky factor of the Gram sum and two triangular solves."""
+    factor, _ = torch.linalg.cholesky_ex(gram)
+    return torch.cholesky_solve(numerator.T, factor).T
+
+
+def regmean_limit(base: dict, experts: list, params: dict, grams) -> dict:
+    """RegMean, per layer with Grams: the Gram sum, the T products τ_t·G̃_t and their sum, and the solve."""
+    products_s = solve_s = products_flops = solve_flops = 0.0
+    for key in [k for k in base if k in grams[0]]:
+        deltas = task_vectors(key, base, experts)
+        shrunk = [shrink_off_diagonal(g[key], params["offdiag_scale"]) for g in grams]
+        (gram, numerator), seconds = clock(regmean_products, deltas, shrunk)
+        products_s += seconds
+        solve_s += clock(regmean_solve, numerator, gram)[1]
+        rows, cols = deltas[0].shape
+        products_flops += 2 * len(deltas) * rows * cols ** 2
+        solve_flops += cols ** 3 / 3 + 2 * rows * cols ** 2
+    return {"what": "Σ G̃_t, Σ τ_t G̃_t and the Cholesky solve of each layer with Grams",
+            "limit_s": products_s + solve_s, "decomposition_s": solve_s, "decomposition_gflop": solve_flops / 1e9,
+            "decomposition_dtype": str(next(iter(grams[0].values())).dtype).removeprefix("torch."),
+            "products_s": products_s, "products_gflop": products_flops / 1e9}
+
+
+LIMITS = {"iso_c": iso_c_limit, "iso_cts": iso_cts_limit, "regmean": regmean_limit}
+
+
+def profile_merge(method, params, walk_kw, base, experts, grams) -> list:
+    """Where nbmerge's time goes: the merge again under cProfile, the functions with the most own time."""
+    kwargs = {"grams": grams} if method == "regmean" else {}
+    profiler = cProfile.Profile()
+    profiler.runcall(nbmerge.merge, method, base, experts, params, walk=WalkOptions(**walk_kw), **kwargs)
+    stats = pstats.Stats(profiler).stats
+    top = sorted(stats.items(), key=lambda item: item[1][2], reverse=True)[:PROFILE_TOP]
+    return [{"function": function if file == "~" else f"{Path(file).name}:{line} {function}", "calls": calls,
+             "own_s": own} for (file, line, function), (_, calls, own, _, _) in top]
+
+
+def own_limit(job, base, experts, grams, nb_time) -> dict:
+    """The method's floor and, where nbmerge is not near it, the profile of where the rest of its time goes."""
+    method, params, walk_kw = job["nb"]
+    limit = LIMITS[method](base, experts, params, grams)
+    if nb_time > AT_LIMIT * limit["limit_s"]:
+        limit["profile"] = profile_merge(method, params, walk_kw, base, experts, grams)
+    return {"limit": limit}
+
+
+def matmul_rates() -> dict:
+    return {"float32": matmul_rate(torch.float32), "float64": matmul_rate(torch.float64)}
+
+
 def run(args) -> dict:
     torch.set_num_threads(args.threads)
+    load_start = os.getloadavg()
     width, layers = (64, 2) if args.small else (768, 12)
     tag = hashlib.sha256(json.dumps([width, layers, args.tasks, args.seed]).encode()).hexdigest()[:10]
     work = Path(args.work_dir or Path(args.peer_dir) / f"work-{tag}")
@@ -147,6 +309,7 @@ def run(args) -> dict:
     gram_files = sorted((work / "grams").glob("*.safetensors"))
     grams = [load_state_dict(p) for p in gram_files]
     rows = []
+    rates_start = matmul_rates()
     for job in job_list:
         method, params, walk_kw = job["nb"]
         keys = job.get("keys") or list(base)
@@ -164,9 +327,15 @@ def run(args) -> dict:
         row["speedup"] = row["fusionbench_s"] / row["nbmerge_s"]
         if method not in ELEMENTWISE and row["max_abs_diff"] > 0:
             row.update(float64_check(method, params, walk_kw, row["worst_key"], b, exps, grams, ours, theirs))
+        del ours, theirs
         rows.append(row)
         print(f"{job['name']:>16}: max rel diff {row['max_rel_diff']:.2e}  nbmerge {nb_time:7.2f}s  "
               f"fusionbench {row['fusionbench_s']:7.2f}s  ({row['speedup']:.2f}x)", flush=True)
+        if method in LIMITS:
+            row.update(own_limit(job, b, exps, grams, nb_time))
+            floor = row["limit"]["limit_s"]
+            print(f"{'':>16}  own limit {floor:7.2f}s  (nbmerge {nb_time / floor:.2f}x it, fusionbench "
+                  f"{row['fusionbench_s'] / floor:.2f}x)", flush=True)
     return {
         "config": {"width": width, "layers": layers, "tasks": args.tasks, "seed": args.seed,
                    "threads": args.threads, "wudi_iters": args.wudi_iters, "wudi_blocks": args.wudi_blocks},
@@ -174,6 +343,8 @@ def run(args) -> dict:
                      "fusion_bench": fb_version[1], "python": platform.python_version(),
                      "machine": platform.machine(), "cpu_threads": args.threads},
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "load_average": {"start": load_start[0], "end": os.getloadavg()[0]},
+        "matmul_gflops": {"start": rates_start, "end": matmul_rates()},
         "rows": rows,
     }
 
@@ -191,6 +362,88 @@ DIFFERENCES = """\
 | DARE | masks from per-(seed, key, task) generators: independent of visit order and device | global RNG in dict order | not bit-compatible by design (stochastic; compare over seeds) |
 | all | bf16/fp16 computed in fp32 and written back in the base's dtype | TSV casts to fp32; ISO raises on bf16 (CPU); WUDI runs Adam in bf16 | — |
 """
+
+
+def limit_verdict(r: dict) -> str:
+    """One sentence: is nbmerge at the method's own floor, and what would 2× FusionBench take?"""
+    limit, nb, fb = r["limit"]["limit_s"], r["nbmerge_s"], r["fusionbench_s"]
+    head = (f"**{r['job']}**: nbmerge takes {nb:.2f} s, {nb / limit:.2f}× the {limit:.2f} s its floor takes alone; "
+            f"FusionBench {fb:.2f} s, {fb / limit:.2f}× the same floor. 2× FusionBench means {fb / 2:.2f} s, "
+            f"{fb / 2 / limit:.2f}× the floor")
+    if fb / 2 < limit:
+        reach = (f" — below it, so 2× is out of reach: even at its floor nbmerge would be {fb / limit:.2f}× "
+                 "FusionBench, whose time beyond this floor is all there is to gain against")
+    elif nb <= AT_LIMIT * limit:
+        reach = (f" — above it, but nbmerge is within {AT_LIMIT}× of its floor: what is left to gain is the "
+                 f"{nb - limit:.2f} s around the linear algebra")
+    else:
+        reach = f" — above it: {nb - limit:.2f} s of nbmerge's time are spent outside the floor"
+    verdict = " The method is at its own limit." if nb <= AT_LIMIT * limit else ""
+    return head + reach + "." + verdict
+
+
+def profile_lines(r: dict) -> list[str]:
+    profile = r["limit"].get("profile")
+    if not profile:
+        return []
+    listed = "; ".join(f"`{p['function']}` {p['own_s']:.2f} s ({p['calls']} calls)" for p in profile)
+    return [f"  Where nbmerge's {r['job']} time goes (cProfile of the same merge, own time, the largest): {listed}."]
+
+
+def limit_section(result: dict) -> list[str]:
+    """The table of each method's own limit, the machine's matmul rates and one verdict per method."""
+    rows = [r for r in result["rows"] if "limit" in r]
+    if not rows:
+        return []
+    rates = result["matmul_gflops"]
+    best = {dtype: max(rates["start"][dtype], rates["end"][dtype]) for dtype in rates["start"]}
+    load = result["load_average"]
+    lines = [
+        "## Each method's own limit",
+        "",
+        "Measured in the same run on the same inputs, right after each method: the linear algebra the method cannot "
+        "avoid, with the same torch calls on the same shapes as nbmerge's kernel (`bench/peers/fusionbench.py`, "
+        "`LIMITS`) and nothing around them. ISO-C and ISO-CTS decompose through a float64 Gram and its symmetric "
+        "eigendecomposition (`nbmerge/engine/linalg.py`), RegMean solves by Cholesky; the floor of a method is the "
+        "sum of those times over its matrices. FLOPs are nominal (Gram 2mn², eigendecomposition with vectors 9n³, "
+        "Cholesky n³/3 and its two triangular solves 2mn², reduced SVD min(14mn² + 8n³, 6mn² + 20n³)); the last "
+        "column compares their rate with a 2048³ matmul of the same dtype timed in this run "
+        f"(float32 {rates['start']['float32']:.0f} / {rates['end']['float32']:.0f} GFLOP/s, float64 "
+        f"{rates['start']['float64']:.0f} / {rates['end']['float64']:.0f} GFLOP/s before / after the nbmerge side; "
+        "the higher one is used). "
+        f"Load average (1 min) {load['start']:.2f} at the start of the run, {load['end']:.2f} at the end: the "
+        "machine was shared, which is why every ratio here is of times measured side by side in one run.",
+        "",
+        "| method | the floor times | floor s | nbmerge s | nbmerge / floor | FusionBench s | FusionBench / floor "
+        "| decomposition/solve GFLOP | its s | its GFLOP/s | of the matmul rate |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lim = r["limit"]
+        rate = lim["decomposition_gflop"] / lim["decomposition_s"]
+        lines.append(f"| {r['method']} ({r['job']}) | {lim['what']} | {lim['limit_s']:.2f} | {r['nbmerge_s']:.2f} | "
+                     f"{r['nbmerge_s'] / lim['limit_s']:.2f}× | {r['fusionbench_s']:.2f} | "
+                     f"{r['fusionbench_s'] / lim['limit_s']:.2f}× | {lim['decomposition_gflop']:.1f} | "
+                     f"{lim['decomposition_s']:.2f} | {rate:.1f} | {rate / best[lim['decomposition_dtype']]:.0%} "
+                     f"({lim['decomposition_dtype']}) |")
+    lines.append("")
+    for r in rows:
+        lim = r["limit"]
+        lines.append("* " + limit_verdict(r))
+        if "svd_f32_s" in lim:
+            rate = lim["svd_f32_gflop"] / lim["svd_f32_s"]
+            lines.append(f"  FusionBench's decomposition of the same matrices, a float32 LAPACK reduced SVD, takes "
+                         f"{lim['svd_f32_s']:.2f} s alone ({lim['svd_f32_gflop']:.1f} nominal GFLOP, {rate:.1f} "
+                         f"GFLOP/s, {rate / best['float32']:.0%} of the float32 matmul rate): FusionBench's "
+                         f"{r['job']} is {r['fusionbench_s'] / lim['svd_f32_s']:.2f}× it, nbmerge's floor "
+                         f"{lim['limit_s'] / lim['svd_f32_s']:.2f}× it.")
+        if "products_s" in lim:
+            rate = lim["products_gflop"] / lim["products_s"]
+            lines.append(f"  Of the floor, the Gram sum and the products Σ τ_t·G̃_t take {lim['products_s']:.2f} s "
+                         f"({lim['products_gflop']:.1f} GFLOP, {rate:.1f} GFLOP/s, {rate / best['float32']:.0%} of "
+                         f"the float32 matmul rate) and the solve {lim['decomposition_s']:.2f} s.")
+        lines += profile_lines(r)
+    return lines + [""]
 
 
 def write_report(result: dict, out_dir: Path) -> None:
@@ -228,7 +481,7 @@ def write_report(result: dict, out_dir: Path) -> None:
         lines.append(f"| {r['method']} ({r['job']}) | {params} | {r['max_abs_diff']:.2e} | {r['max_rel_diff']:.2e} | "
                      f"`{r['worst_key']}` | {r['nbmerge_s']:.2f} | {r['fusionbench_s']:.2f} | {r['speedup']:.2f}× "
                      f"| {exact} |")
-    lines += ["", DIFFERENCES]
+    lines += ["", *limit_section(result), DIFFERENCES]
     atomic_write_text(out_dir / "peer_fusionbench.md", "\n".join(lines) + "\n")
 
 

@@ -10,19 +10,21 @@ from ..engine.registry import register
 from ..engine.walker import Rule, sum_kernel, walk_merge
 
 
+def subspace_sizes(rank: int, tasks: int, common_space_fraction: float) -> tuple[int, int]:
+    """(directions of the common subspace, directions per task) for a matrix of rank ``rank``.
+
+    The task-specific part is rounded to a multiple of T so that every task gets the same number of directions.
+    """
+    common = int(rank * common_space_fraction)
+    task_total = round((rank - common) / tasks) * tasks
+    return rank - task_total, task_total // tasks
+
+
 def iso_cts_matrix(deltas: list[torch.Tensor], *, common_space_fraction: float = 0.8) -> torch.Tensor:
     """Common subspace of the TA sum plus each task's top directions outside it, with an isotropic spectrum."""
     if not 0.0 <= common_space_fraction <= 1.0:
         raise MethodError(f"iso_cts: common_space_fraction must be in [0, 1], got {common_space_fraction}")
-    T = len(deltas)
-    rows, cols = deltas[0].shape
-    r = min(rows, cols)
-    common = int(r * common_space_fraction)
-    # Round the task-specific part to a multiple of T so that every task gets the same number of directions.
-    task_total = round((r - common) / T) * T
-    common = r - task_total
-    per_task = task_total // T
-
+    common, per_task = subspace_sizes(min(deltas[0].shape), len(deltas), common_space_fraction)
     u_common, s_common, vh_common = top_singular(sum_kernel(deltas), common)
     left, values, right = [], [], []
     for delta in deltas:
