@@ -62,9 +62,10 @@ def test_report_states_each_method_against_its_own_limit(tmp_path):
               "date": "today", "load_average": {"start": 1.5, "end": 2.5},
               "matmul_gflops": {"start": {"float32": 100.0, "float64": 40.0},
                                 "end": {"float32": 80.0, "float64": 50.0}},
-              "rows": [iso, reg]}
+              "rows": [iso, reg], "not_run": ["ties_mean", "ties_sum"]}
     peer.write_report(result, tmp_path)
     text = (tmp_path / "peer_fusionbench.md").read_text()
+    assert "Not run this time (`--only`): ties_mean, ties_sum." in text
     assert "## Each method's own limit" in text
     assert "float32 100 / 80 GFLOP/s, float64 40 / 50 GFLOP/s" in text
     assert "Load average (1 min) 1.50 at the start of the run, 2.50 at the end" in text

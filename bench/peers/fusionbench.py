@@ -343,6 +343,7 @@ def run(args) -> dict:
                      "fusion_bench": fb_version[1], "python": platform.python_version(),
                      "machine": platform.machine(), "cpu_threads": args.threads},
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "not_run": [j["name"] for j in jobs(args.wudi_iters, wudi_keys) if j not in job_list],
         "load_average": {"start": load_start[0], "end": os.getloadavg()[0]},
         "matmul_gflops": {"start": rates_start, "end": matmul_rates()},
         "rows": rows,
@@ -467,6 +468,7 @@ def write_report(result: dict, out_dir: Path) -> None:
         "(`state_dict_sub`, the merge function, `state_dict_add`), not counting file loading. Relative difference: "
         "max over tensors of max|θ_nbmerge − θ_FusionBench| / max|θ_FusionBench − θ₀| (relative to the merged update).",
         "",
+        *([f"Not run this time (`--only`): {', '.join(result['not_run'])}.", ""] if result.get("not_run") else []),
         "Where the two differ, the worst tensor is recomputed by nbmerge in float64 and both sides are measured "
         "against it (same relative scale): the last two columns say which side carries the float32 round-off.",
         "",
