@@ -54,7 +54,8 @@ def test_report_states_each_method_against_its_own_limit(tmp_path):
            "speedup": 8.0 / 3.0,
            "limit": {"what": "solve", "limit_s": 2.0, "decomposition_s": 0.5, "decomposition_gflop": 10.0,
                      "decomposition_dtype": "float32", "products_s": 1.5, "products_gflop": 120.0,
-                     "profile": [{"function": "walker.py:1 walk", "calls": 3, "own_s": 0.75}]}}
+                     "profile": [{"function": "walker.py:1 walk", "calls": 3, "own_s": 0.75}],
+                     "profiled_merge_s": 3.5}}
     result = {"config": {"width": 768, "layers": 12, "tasks": 8, "seed": 0, "threads": 2, "wudi_iters": 10,
                          "wudi_blocks": 1},
               "versions": {"nbmerge": "0", "torch": "t", "peer_torch": "p", "fusion_bench": "0.2.33",
@@ -79,7 +80,7 @@ def test_report_states_each_method_against_its_own_limit(tmp_path):
     assert "| regmean (regmean) | solve | 2.00 | 3.00 | 1.50× | 8.00 | 4.00× | 10.0 | 0.50 | 20.0 | 20% (float32) |" in text
     assert "4.00 s, 2.00× the floor — above it: 1.00 s of nbmerge's time are spent outside the floor." in text
     assert "products Σ τ_t·G̃_t take 1.50 s (120.0 GFLOP, 80.0 GFLOP/s, 80% of the float32 matmul rate)" in text
-    assert "`walker.py:1 walk` 0.75 s (3 calls)" in text
+    assert "`walker.py:1 walk` 0.75 s (3 calls). That profiled merge took 3.50 s in all." in text
     assert text.count("The method is at its own limit.") == 1
 
 
@@ -129,3 +130,4 @@ def test_a_method_away_from_its_floor_is_profiled():
     limit = peer.own_limit(job, base, experts, grams, nb_time=float("inf"))["limit"]
     assert 0 < len(limit["profile"]) <= peer.PROFILE_TOP
     assert all(p["own_s"] >= 0 and p["calls"] > 0 for p in limit["profile"])
+    assert limit["profiled_merge_s"] > 0
