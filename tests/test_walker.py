@@ -465,34 +465,3 @@ def test_a_rule_states_what_each_hook_takes():
         Rule(matrix=None, fallback=lambda deltas, **kw: deltas[0])
     with pytest.raises(MethodError, match="name every keyword"):
         Rule(matrix=None, fallback="mean", prepare=lambda view, **kw: {})
-
-
-def test_the_next_tensors_pages_are_mapped_ahead_by_the_reader(tmp_path, monkeypatch):
-    """A compiled pass over tensor k starts the reader on tensor k + 1 (base order); the pass that reaches it waits
-    for the reader instead of mapping the pages again, and the merge's bits do not change."""
-    import threading
-
-    from nbmerge.engine.io import SafetensorsSource
-
-    base = {f"w{i}": torch.randn(64, 512) for i in range(3)}
-    experts = [{k: v + 0.01 * torch.randn_like(v) for k, v in base.items()} for _ in range(2)]
-    paths = []
-    for name, state in [("base", base), ("e0", experts[0]), ("e1", experts[1])]:
-        save_state_dict(state, tmp_path / f"{name}.safetensors")
-        paths.append(tmp_path / f"{name}.safetensors")
-    mapped = []
-    real = SafetensorsSource.populate
-
-    def populate(self, key):
-        mapped.append((key, threading.current_thread().name.startswith("nbmerge-pages")))
-        real(self, key)
-
-    monkeypatch.setattr(SafetensorsSource, "populate", populate)
-    view = ModelView(SafetensorsSource(paths[0]), [SafetensorsSource(p) for p in paths[1:]], WalkOptions(), {})
-    for key in ("w0", "w1"):
-        with view.stored(key) as raws:
-            assert raws is not None and torch.equal(raws[0], base[key])
-    view._ahead.wait("w2")
-    assert {key for key, by_reader in mapped if by_reader} == {"w1", "w2"}  # 3 sources each, ahead of the pass
-    merged = nbmerge.merge("task_arithmetic", paths[0], paths[1:], {"scale": 0.5})
-    assert all(torch.equal(merged[k], nbmerge.merge("task_arithmetic", base, experts, {"scale": 0.5})[k]) for k in base)

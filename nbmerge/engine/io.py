@@ -7,7 +7,6 @@ models in memory. Every file is written under a temporary name and renamed into 
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import json
 import math
@@ -102,8 +101,6 @@ class SafetensorsSource:
         self.files = tuple(files)
         self._handles = {}
         self._maps: dict[str, mmap.mmap] = {}  # file → its read-only map, made by the first view()
-        self._addresses: dict[str, int] = {}  # file → where its map starts in memory (for madvise)
-        self._map_lock = threading.Lock()  # views are made from the merge's thread and its reader of pages ahead
         self._where: dict[str, str] = {}
         #: key → (absolute byte offset of its data in its file, byte length), from the header safe_open checked
         self._spans: dict[str, tuple[int, int]] = {}
@@ -191,21 +188,14 @@ class SafetensorsSource:
         self._advise(key, MADV_POPULATE_READ)
 
     def _advise(self, key: str, advice: int) -> None:
-        file = self._where[key]
-        mapped = self._maps.get(file)
+        mapped = self._maps.get(self._where[key])
         if mapped is None or not hasattr(mapped, "madvise"):
             return
         start, nbytes = self._spans[key]
         page = mmap.PAGESIZE
         first, last = (start // page) * page, -(-(start + nbytes) // page) * page
-        length = min(last, len(mapped)) - first
-        if length <= 0:
-            return
-        if _LIBC_MADVISE is not None and file in self._addresses:  # the same call, without holding the GIL
-            _LIBC_MADVISE(self._addresses[file] + first, length, advice)
-            return
         try:
-            mapped.madvise(advice, first, length)
+            mapped.madvise(advice, first, min(last, len(mapped)) - first)
         except (OSError, ValueError):
             pass
 
@@ -234,14 +224,9 @@ class SafetensorsSource:
                 raise CheckpointError(f"{file}: {size} bytes, but its header places data up to byte {end}; the file "
                                       "was truncated after it was opened")
             if mapped is None:
-                with self._map_lock:
-                    mapped = self._maps.get(file)
-                    if mapped is None:
-                        with open(file, "rb") as handle:  # copy-on-write: writable for torch, the file untouched
-                            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
-                        if len(mapped):
-                            self._addresses[file] = ctypes.addressof(ctypes.c_char.from_buffer(mapped))
-                        self._maps[file] = mapped
+                with open(file, "rb") as handle:  # copy-on-write: a writable buffer for torch, the file untouched
+                    mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
+                self._maps[file] = mapped
         except (OSError, ValueError) as exc:
             raise CheckpointError(f"{file}: cannot map it for reading ({exc})") from exc
         return mapped
@@ -261,23 +246,6 @@ def _drop_cached(fd: int) -> None:
 
 #: madvise(2)'s MADV_POPULATE_READ (Linux 5.14+; Python's mmap module names it only from 3.13 on)
 MADV_POPULATE_READ = getattr(mmap, "MADV_POPULATE_READ", 22)
-
-
-def _libc_madvise():
-    """libc's ``madvise(address, length, advice)`` through ctypes, which lets other threads run during the call
-    (``mmap.madvise`` holds the GIL while the kernel maps a tensor's pages); None where there is none."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        function = ctypes.CDLL(None, use_errno=True).madvise
-    except (OSError, AttributeError):
-        return None
-    function.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
-    function.restype = ctypes.c_int
-    return function
-
-
-_LIBC_MADVISE = _libc_madvise()
 
 
 def _data_spans(file: Path) -> dict[str, tuple[int, int]]:

@@ -27,7 +27,6 @@ import re
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -162,8 +161,6 @@ class ModelView:
         excluded = _compile(walk.exclude, "exclude")
         self.excluded = {k for k in self.base.keys() if any(p.search(k) for p in excluded)}
         self.keys = [k for k in self.base.keys() if k not in self.excluded]
-        self._after = dict(zip(self.keys, self.keys[1:]))  # key → the key a pass over the model reads next
-        self._ahead: Optional[_PagesAhead] = None  # the reader of the next tensor's pages (compiled passes)
         if excluded and not self.keys:  # the "merge" would be the base, unchanged
             raise MethodError(f"exclude {list(walk.exclude)} matches every tensor of the base: nothing would be "
                               "merged (the output would be the base); exclude only the keys to keep at the base")
@@ -334,20 +331,12 @@ class ModelView:
         if not fused.same_dtype(raws, self.compute_dtype(key)):
             yield None
             return
-        ahead = self._pages_ahead()
-        ahead.wait(key)  # mapped by the reader while the previous tensor was merged, if it got there first
-        _populate(sources, key)  # (then at no cost)
-        ahead.start(self._after.get(key), sources)
+        _populate(sources, key)
         try:
             yield raws
         finally:
             del raws
             _release(sources, key)
-
-    def _pages_ahead(self) -> "_PagesAhead":
-        if self._ahead is None:
-            self._ahead = _PagesAhead()
-        return self._ahead
 
     def prefetch(self, key: str) -> None:
         """Start reading ``key`` of every input ahead (where a source can), to overlap with the current merge."""
@@ -802,40 +791,6 @@ def _release(sources, key: str) -> None:
         release = getattr(source, "release", None)
         if release is not None:
             release(key)
-
-
-class _PagesAhead:
-    """One background thread that maps the next tensor's pages (:func:`_populate`) while the current one is merged:
-    on these machines mapping a tensor's page-cache pages takes about as long as a compiled pass over them, and
-    the kernel call runs without the GIL, so the two overlap (the reader does no arithmetic). Only a hint: a key
-    the reader has not reached is mapped by the merge itself, and a failure is ignored."""
-
-    def __init__(self):
-        self._pool: Optional[ThreadPoolExecutor] = None
-        self._jobs: dict[str, Future] = {}
-
-    def start(self, key: Optional[str], sources) -> None:
-        if key is None or key in self._jobs:
-            return
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nbmerge-pages")
-        self._jobs[key] = self._pool.submit(_map_ahead, sources, key)
-
-    def wait(self, key: str) -> None:
-        job = self._jobs.pop(key, None)
-        if job is not None:
-            job.exception()  # wait; what failed is mapped (or raised) again by the caller
-
-    def __del__(self):
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)
-
-
-def _map_ahead(sources, key: str) -> None:
-    for source in sources:
-        if getattr(source, "populate", None) is not None and key in source.keys():
-            _stored(source, key)  # makes the file's map where this is its first tensor
-            source.populate(key)
 
 
 def _populate(sources, key: str) -> None:
