@@ -265,23 +265,14 @@ if njit is not None:
         else:
             _block_sums(work, m, signs)
             for i in range(m):
-                sign = _sign(signs[i])
-                signs[i] = sign + major if sign == 0 else sign
+                signs[i] = _elected(signs[i], major)
                 picked[i] = np.float32(0.0)
                 count[i] = np.float32(0.0)
                 largest[i] = np.float32(0.0)
             for t in range(rows):
                 row = work[t]
                 for i in range(m):
-                    value = row[i]
-                    sign = signs[i]
-                    if major != 0:
-                        agree = value * sign > 0
-                    elif sign > 0:
-                        agree = value > 0
-                    else:
-                        agree = value < 0
-                    value = value * np.float32(1.0 if agree else 0.0)
+                    value = _agreeing(row[i], signs[i], major)
                     picked[i] = picked[i] + value
                     count[i] = count[i] + np.float32(1.0 if value != 0 else 0.0)
                     largest[i] = max(largest[i], abs(value))
@@ -300,6 +291,24 @@ if njit is not None:
     def _sign(value):
         # torch.sign on a CPU: +1, −1, and +0 for ±0 (and for a NaN)
         return np.float32(1.0 if value > 0 else 0.0) - np.float32(1.0 if value < 0 else 0.0)
+
+    @njit(inline="always")
+    def _elected(total, major):
+        # TIES's elected sign of an entry: the sign of its trimmed sum, the model's majority where that is 0
+        sign = _sign(total)
+        return sign + major if sign == 0 else sign
+
+    @njit(inline="always")
+    def _agreeing(value, sign, major):
+        # the value where it agrees with the elected sign (× 1.0), else × 0.0 (so it keeps the sign of its zero);
+        # with no majority (0), a zero elected sign selects the negative values
+        if major != 0:
+            agree = value * sign > 0
+        elif sign > 0:
+            agree = value > 0
+        else:
+            agree = value < 0
+        return value * np.float32(1.0 if agree else 0.0)
 
     @njit(cache=True, nogil=True, boundscheck=False)
     def _ties_signs(base, experts, drops, drop, divisor, rescale, thresholds, trim, step, power, start, stop):
@@ -326,6 +335,36 @@ if njit is not None:
                     negative += 1
         return positive, negative
 
+    @njit(inline="always")
+    def _ties_entries(work, m, mode, major, step, power, chosen, taus):
+        # _ties_merge's τ for the first m entries of a block, entry by entry (any number of rows: torch's cascaded
+        # row order), into taus; returns how many are not finite
+        bad = 0
+        for i in range(m):
+            if mode == MODE_SUM:
+                tau = work[0, i]
+                for t in range(1, work.shape[0]):
+                    tau = tau + work[t, i]
+            else:
+                sign = _elected(_rows_sum(work, i, step, power), major)
+                count = np.float32(0.0)
+                largest = np.float32(0.0)
+                for t in range(work.shape[0]):
+                    value = _agreeing(work[t, i], sign, major)
+                    chosen[t, 0] = value
+                    count = count + np.float32(1.0 if value != 0 else 0.0)
+                    largest = max(largest, abs(value))
+                picked = _rows_sum(chosen, 0, step, power)
+                if mode == MODE_MEAN:
+                    tau = picked / max(count, np.float32(1.0))
+                elif mode == MODE_TIES_SUM:
+                    tau = picked
+                else:
+                    tau = largest * sign
+            bad += 0 if np.isfinite(tau) else 1
+            taus[i] = tau
+        return bad
+
     @njit(cache=True, nogil=True, boundscheck=False)
     def _ties_merge(base, experts, drops, drop, divisor, rescale, thresholds, trim, step, power, majority, mode,
                     scale, out, start, stop):
@@ -345,43 +384,11 @@ if njit is not None:
             o = out[s:s + m]
             if few:  # the same operations per entry, done for the block's entries side by side
                 bad += _ties_block(work, m, mode, major, block)
-                tau = block[1]
-                for i in range(m):
-                    bad += _store(o, i, tau[i] * scale32 + _widen(base[s + i]))
-                continue
+            else:
+                bad += _ties_entries(work, m, mode, major, step, power, chosen, block[1])
+            tau = block[1]
             for i in range(m):
-                if mode == MODE_SUM:
-                    tau = work[0, i]
-                    for t in range(1, len(experts)):
-                        tau = tau + work[t, i]
-                else:
-                    sign = _sign(_rows_sum(work, i, step, power))
-                    if sign == 0:
-                        sign = sign + major
-                    count = np.float32(0.0)
-                    largest = np.float32(0.0)
-                    for t in range(len(experts)):
-                        value = work[t, i]
-                        if major != 0:
-                            agree = value * sign > 0
-                        elif sign > 0:
-                            agree = value > 0
-                        else:
-                            agree = value < 0
-                        value = value * np.float32(1.0 if agree else 0.0)
-                        chosen[t, 0] = value
-                        count = count + np.float32(1.0 if value != 0 else 0.0)
-                        largest = max(largest, abs(value))
-                    picked = _rows_sum(chosen, 0, step, power)
-                    if mode == MODE_MEAN:
-                        tau = picked / max(count, np.float32(1.0))
-                    elif mode == MODE_TIES_SUM:
-                        tau = picked
-                    else:
-                        tau = largest * sign
-                if not np.isfinite(tau):
-                    bad += 1
-                bad += _store(o, i, tau * scale32 + _widen(base[s + i]))
+                bad += _store(o, i, tau[i] * scale32 + _widen(base[s + i]))
         return bad
 
     @njit(cache=True, nogil=True, boundscheck=False)
