@@ -297,6 +297,31 @@ def test_top_singular_and_polar_fall_back_to_the_svd_on_rank_deficient_input():
     torch.testing.assert_close(singular, torch.linalg.svdvals(well))
 
 
+def test_the_fallback_svd_is_float64_off_the_cpu_and_rounded_once(monkeypatch):
+    from nbmerge.engine import linalg
+
+    assert not linalg.wide_svd(torch.device("cpu")) and linalg.wide_svd(torch.device("cuda", 0))
+    assert linalg.wide_svd("meta")
+    gen = torch.Generator().manual_seed(5)
+    low_rank = (torch.randn(40, 3, generator=gen, dtype=torch.float64)
+                @ torch.randn(3, 24, generator=gen, dtype=torch.float64)).float()
+    wide = low_rank.double()
+    u64, s64, vh64 = torch.linalg.svd(wide, full_matrices=False)
+    u32, s32, vh32 = torch.linalg.svd(low_rank, full_matrices=False)
+    # on the CPU: LAPACK's float32 SVD, as before
+    u, s, vh = linalg.top_singular(low_rank, 5)
+    assert u.dtype == torch.float32
+    assert torch.equal(u, u32[:, :5]) and torch.equal(s, s32[:5]) and torch.equal(vh, vh32[:5])
+    assert torch.equal(linalg.polar_factor(low_rank), u32 @ vh32)
+    # on a device where it is wide (stood in for by the CPU): the float64 SVD, each result rounded once
+    monkeypatch.setattr(linalg, "wide_svd", lambda device: True)
+    u, s, vh = linalg.top_singular(low_rank, 5)
+    assert u.dtype == s.dtype == vh.dtype == torch.float32
+    assert torch.equal(u, u64[:, :5].float()) and torch.equal(s, s64[:5].float()) and torch.equal(vh, vh64[:5].float())
+    factor, singular = linalg.polar_factor(low_rank, return_singular_values=True)
+    assert torch.equal(factor, (u64 @ vh64).float()) and torch.equal(singular, s64.float())
+
+
 # -- TIES computed in slices (large tensors) gives the same values as in one piece ---------------------------------
 
 @pytest.mark.parametrize("merge", ["mean", "sum", "max"])

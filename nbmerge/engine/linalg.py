@@ -13,6 +13,22 @@ from ..errors import NumericalError
 GRAM_RCOND = 1e-4
 
 
+def _svd(matrix: torch.Tensor, wide: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The thin SVD behind the Gram routes' fallback. On the CPU it is LAPACK's in ``matrix``'s dtype (float32
+    round-off, like every other CPU kernel). Off the CPU it is taken of ``wide``, the float64 copy, and returned in
+    float64 for the caller to round once: a GPU's float32 SVD (reports/gpu_check.md) moves ISO-CTS's merge much
+    further from the float64 merge than the CPU's float32 SVD does, and the directions near a cut between close
+    singular values are the ones these kernels keep or drop."""
+    if wide_svd(matrix.device):
+        return torch.linalg.svd(wide, full_matrices=False)
+    return torch.linalg.svd(matrix, full_matrices=False)
+
+
+def wide_svd(device: torch.device) -> bool:
+    """Whether the fallback SVD on ``device`` is computed in float64 (everywhere but the CPU)."""
+    return torch.device(device).type != "cpu"
+
+
 def top_singular(matrix: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """The k leading singular triplets (U[:, :k], S[:k], Vh[:k]) of ``matrix``, in its dtype."""
     rows, cols = matrix.shape
@@ -25,8 +41,8 @@ def top_singular(matrix: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tens
     top = values[0].clamp(min=0).sqrt()
     singular = values.clamp(min=0).sqrt()
     if top == 0 or singular[-1] <= GRAM_RCOND * top:
-        u, s, vh = torch.linalg.svd(matrix, full_matrices=False)
-        return u[:, :k], s[:k], vh[:k]
+        u, s, vh = _svd(matrix, x)
+        return u[:, :k].to(matrix.dtype), s[:k].to(matrix.dtype), vh[:k].to(matrix.dtype)
     if tall:
         right_t = vectors.T
         left = (x @ vectors) / singular
@@ -51,8 +67,8 @@ def polar_factor(matrix: torch.Tensor, return_singular_values: bool = False):
         factor = (x @ inv_sqrt if tall else inv_sqrt @ x).to(matrix.dtype)
         singular = values.flip(0).sqrt().to(matrix.dtype)
     else:
-        left, singular, right_t = torch.linalg.svd(matrix, full_matrices=False)
-        factor = left @ right_t
+        left, singular, right_t = _svd(matrix, x)
+        factor, singular = (left @ right_t).to(matrix.dtype), singular.to(matrix.dtype)
     return (factor, singular) if return_singular_values else factor
 
 
