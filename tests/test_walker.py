@@ -465,3 +465,44 @@ def test_a_rule_states_what_each_hook_takes():
         Rule(matrix=None, fallback=lambda deltas, **kw: deltas[0])
     with pytest.raises(MethodError, match="name every keyword"):
         Rule(matrix=None, fallback="mean", prepare=lambda view, **kw: {})
+
+
+def _gram_verdict_by_definition(gram: torch.Tensor) -> str:
+    """The Gram check written out untiled: max |G − Gᵀ| against the largest entry, then a Cholesky of ½(G + Gᵀ) in
+    float64 with the jitter on the diagonal, and the smallest eigenvalue when it fails."""
+    from nbmerge.engine.walker import GRAM_PSD_TOL, GRAM_SYMMETRY_TOL
+
+    scale = gram.abs().max()
+    if scale == 0:
+        return "ok"
+    asym = (gram - gram.T).abs().max()
+    if asym > GRAM_SYMMETRY_TOL * scale:
+        return f"(max |G − Gᵀ| = {float(asym):.3g}, largest entry {float(scale):.3g})"
+    sym = (0.5 * (gram + gram.T)).double()
+    jitter = GRAM_PSD_TOL * float(sym.diagonal().abs().max().clamp_min(float(scale) * 1e-12))
+    _, info = torch.linalg.cholesky_ex(sym + jitter * torch.eye(len(sym), dtype=sym.dtype))
+    return "ok" if int(info) == 0 else f"(smallest eigenvalue {float(torch.linalg.eigvalsh(sym).min()):.3g})"
+
+
+@pytest.mark.parametrize("n", [1, 7, 256, 300])
+def test_the_tiled_gram_check_decides_as_its_definition(n):
+    from nbmerge.engine.walker import check_gram
+    from nbmerge.errors import NumericalError
+
+    gen = torch.Generator().manual_seed(n)
+    x = torch.randn(max(1, n // 2), n, generator=gen)  # rank-deficient, as Grams of few tokens are
+    gram = x.T @ x
+    eye = torch.eye(n)
+    cases = [gram, -0.05 * gram, gram - 1e-7 * gram.diagonal().max() * eye, gram - 1e-3 * gram.diagonal().max() * eye,
+             gram + 10.0 * torch.triu(torch.ones_like(gram), 1), torch.zeros(n, n)]
+    verdicts = []
+    for case in cases:
+        try:
+            check_gram(case, "G")
+            verdict = "ok"
+        except NumericalError as exc:
+            verdict = re.search(r"\([^)]*\)", str(exc)).group(0)
+        assert verdict == _gram_verdict_by_definition(case)
+        verdicts.append(verdict)
+    assert verdicts[0] == "ok" and verdicts[2] == "ok" and verdicts[-1] == "ok"
+    assert "eigenvalue" in verdicts[1] and "eigenvalue" in verdicts[3] or n == 1
