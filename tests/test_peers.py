@@ -53,7 +53,8 @@ def test_report_states_each_method_against_its_own_limit(tmp_path):
     reg = {**common, "job": "regmean", "method": "regmean", "nbmerge_s": 3.0, "fusionbench_s": 8.0,
            "speedup": 8.0 / 3.0,
            "limit": {"what": "solve", "limit_s": 2.0, "decomposition_s": 0.5, "decomposition_gflop": 10.0,
-                     "decomposition_dtype": "float32", "products_s": 1.5, "products_gflop": 120.0,
+                     "decomposition_dtype": "float32", "products_s": 1.0, "products_gflop": 80.0,
+                     "check_s": 0.5, "check_gflop": 6.0,
                      "profile": [{"function": "walker.py:1 walk", "calls": 3, "own_s": 0.75}],
                      "profiled_merge_s": 3.5}}
     result = {"config": {"width": 768, "layers": 12, "tasks": 8, "seed": 0, "threads": 2, "wudi_iters": 10,
@@ -79,7 +80,10 @@ def test_report_states_each_method_against_its_own_limit(tmp_path):
     # RegMean: 10 GFLOP in 0.5 s = 20 GFLOP/s, 20 % of float32's best 100; 1.0 s outside its 2.0 s floor
     assert "| regmean (regmean) | solve | 2.00 | 3.00 | 1.50× | 8.00 | 4.00× | 10.0 | 0.50 | 20.0 | 20% (float32) |" in text
     assert "4.00 s, 2.00× the floor — above it: 1.00 s of nbmerge's time are spent outside the floor." in text
-    assert "products Σ τ_t·G̃_t take 1.50 s (120.0 GFLOP, 80.0 GFLOP/s, 80% of the float32 matmul rate)" in text
+    assert "products Σ τ_t·G̃_t take 1.00 s (80.0 GFLOP, 80.0 GFLOP/s, 80% of the float32 matmul rate)" in text
+    assert ("and the solve 0.50 s; checking each expert's Gram before it is used (symmetric, and positive "
+            "semi-definite by a float64 Cholesky: 6.0 GFLOP) takes 0.50 s, 25% of the floor") in text
+    assert "without the check nbmerge's floor would be 1.50 s." in text
     assert "`walker.py:1 walk` 0.75 s (3 calls). That profiled merge took 3.50 s in all." in text
     assert text.count("The method is at its own limit.") == 1
 
@@ -113,7 +117,9 @@ def test_own_limits_time_each_methods_linear_algebra():
                            for s in matrices) / 1e9
             assert abs(limit["decomposition_gflop"] - expected) < 1e-12
         if name == "regmean":
-            assert limit["limit_s"] == limit["products_s"] + limit["decomposition_s"]
+            assert limit["limit_s"] == limit["products_s"] + limit["decomposition_s"] + limit["check_s"]
+            assert limit["check_s"] > 0 and limit["check_gflop"] == sum(
+                len(grams) * g.shape[0] ** 3 / 3 for g in grams[0].values()) / 1e9
             assert limit["decomposition_dtype"] == "float32"
             key = next(iter(grams[0]))
             deltas = peer.task_vectors(key, base, experts)
