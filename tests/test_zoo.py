@@ -153,3 +153,17 @@ def test_normalized_mean_leaves_out_a_task_whose_expert_scores_zero():
     assert normalized_mean(accs, experts, ["a", "b"]) == pytest.approx(0.5)
     assert normalized_mean(accs, experts, ["a", "b", "c"]) == pytest.approx(0.5)  # c has no normalized accuracy
     assert math.isnan(normalized_mean(accs, experts, ["c"]))
+
+
+def test_opening_a_built_zoo_verifies_each_checkpoint_once(cache, monkeypatch):
+    """open_zoo builds a missing zoo first; on a built one the check that finds it complete is the opening itself
+    (every checksum verified once, not once to find it built and again to open it)."""
+    from nbmerge.pools import build, zoo as zoo_module
+
+    hashed = []
+    real = zoo_module.sha256_file
+    monkeypatch.setattr(zoo_module, "sha256_file", lambda path: hashed.append(path) or real(path))
+    opened = build.open_zoo("micro", cache, log=lambda *_: None)
+    checksums = opened.manifest["checksums"]
+    assert sorted(map(str, hashed)) == sorted(str(suite_dir("micro", cache) / rel) for rel in checksums)
+    assert opened.root == suite_dir("micro", cache)

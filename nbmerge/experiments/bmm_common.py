@@ -1,6 +1,6 @@
 """What the BMM benchmark (``20_bmm_benchmark``) and search (``23_bmm_search``) notebooks share: the paper they
-test and how their evidence strings write an interval (their common search settings are checked by
-``nbmerge.tune.study.check_search_settings``)."""
+test and how their evidence strings write an interval (their common search settings, such as ``budget`` and
+``n_initial``, are checked by the rules their configs declare: ``nbmerge.experiments.rules``)."""
 
 from __future__ import annotations
 

@@ -186,9 +186,14 @@ def build_zoo(suite: str, cache=None, quiet: bool = False, log=print) -> Path:
     """Build (or reuse) the zoo of ``suite`` and return its folder; resumes an interrupted build and heals a corrupt
     manifest or journal (module docstring). An imported pool (``clip-...``) is not built here: it must have been
     imported (``nbmerge pool import`` or ``nbmerge.pools.clip.import_clip_pool``)."""
+    return _build_or_open(suite, cache, quiet, log)[0]
+
+
+def _build_or_open(suite: str, cache, quiet: bool, log) -> tuple[Path, Optional[Zoo]]:
+    """``build_zoo``'s folder, and the zoo itself when the call opened it on the way (a built zoo or a pool is
+    opened, verifying every checksum, to find it complete), so that ``open_zoo`` does not verify it twice."""
     if is_pool(suite):
-        load_zoo(suite, cache)
-        return suite_dir(suite, cache)
+        return suite_dir(suite, cache), load_zoo(suite, cache)
     SUITES = suites()  # noqa: N806
     if suite not in SUITES:
         raise NbmergeError(f"unknown suite {suite!r}{did_you_mean(suite, SUITES)}; valid suites: {', '.join(SUITES)}")
@@ -215,14 +220,13 @@ def _build_lock(path: Path, suite: str, log):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _build_locked(suite: str, SUITES, cache, quiet: bool, log) -> Path:  # noqa: N803
+def _build_locked(suite: str, SUITES, cache, quiet: bool, log) -> tuple[Path, Optional[Zoo]]:  # noqa: N803
     out = suite_dir(suite, cache)
     manifest_path = out / "manifest.json"
     previous = None
     if manifest_path.exists():
         try:
-            load_zoo(suite, cache)  # verifies every checksum
-            return out
+            return out, load_zoo(suite, cache)  # verifies every checksum
         except NbmergeError as exc:
             log(f"{exc}; rebuilding")
             try:
@@ -247,7 +251,7 @@ def _build_locked(suite: str, SUITES, cache, quiet: bool, log) -> Path:  # noqa:
         raise
     finally:
         remove_link_temporaries(out)
-    return out
+    return out, None
 
 
 def _build(suite: str, tasks: list[str], recipe: ZooRecipe, store: Store, out: Path, sessions: _Sessions,
@@ -342,10 +346,11 @@ def open_zoo(suite: str, cache=None, log: Callable | None = None) -> Zoo:
     line through ``log``, prefixed with the suite; a first build takes minutes), an imported ``clip-...`` pool must
     have been imported; then ``load_zoo``."""
     cache = cache or None
-    if not is_pool(suite):
-        say = log or (lambda message: print(f"zoo {suite}: {message}", flush=True))
-        build_zoo(suite, cache=cache, quiet=True, log=say)
-    return load_zoo(suite, cache)
+    if is_pool(suite):
+        return load_zoo(suite, cache)
+    say = log or (lambda message: print(f"zoo {suite}: {message}", flush=True))
+    _, opened = _build_or_open(suite, cache, True, say)
+    return opened if opened is not None else load_zoo(suite, cache)
 
 
 def _loaded(root: Path, tasks: list[str], arrays: dict, recipe: ZooRecipe, device: str):
