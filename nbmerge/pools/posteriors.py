@@ -368,7 +368,10 @@ def multitask_finetune(base: torch.nn.Module, heads: Mapping[str, Head], data: M
                        weights: Mapping[str, float], recipe: ZooRecipe, settings: MultitaskSettings,
                        progress: Optional[Callable[[int, int, float], None]] = None) -> torch.nn.Module:
     """AdamW on Σ_t α_t · (mean cross-entropy of a batch of task t), heads frozen. Each task's batches come from
-    the stream its zoo expert used (seed [recipe.seed, task, 4]); tasks with α_t = 0 are skipped."""
+    the stream its zoo expert used (seed [recipe.seed, task, 4]); tasks with α_t = 0 are skipped. Dropout (the text
+    zoo's encoder has it) draws from torch's generator, seeded here from the zoo's seed and the active tasks (at a
+    vertex, the seed its expert was trained with) and forked, so that a run does not depend on what ran before it
+    in the process."""
     from .zoo import seed_of_task
 
     active = sorted(t for t, a in weights.items() if a > 0)
@@ -377,6 +380,15 @@ def multitask_finetune(base: torch.nn.Module, heads: Mapping[str, Head], data: M
     tensors = {t: (torch.from_numpy(data[t][0]), torch.from_numpy(data[t][1]).long()) for t in active}
     streams = {t: shuffled_batches(len(tensors[t][0]), settings.batch, settings.steps,
                                    np.random.default_rng([recipe.seed, seed_of_task(t), 4])) for t in active}
+    seed = np.random.default_rng([recipe.seed, *sorted(seed_of_task(t) for t in active), 6]).integers(2 ** 62)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(int(seed))
+        _multitask_steps(encoder, optimizer, heads, tensors, streams, weights, recipe, settings, progress)
+    return encoder.eval()
+
+
+def _multitask_steps(encoder, optimizer, heads, tensors, streams, weights, recipe, settings, progress) -> None:
+    active = list(streams)
     for step in range(settings.steps):
         for group in optimizer.param_groups:
             group["lr"] = settings.lr * lr_schedule(step, settings.steps, recipe.warmup_steps)
@@ -389,7 +401,6 @@ def multitask_finetune(base: torch.nn.Module, heads: Mapping[str, Head], data: M
         optimizer.step()
         if progress:
             progress(step + 1, settings.steps, loss.item())
-    return encoder.eval()
 
 
 def _weights_key(weights: Mapping[str, float]) -> str:
