@@ -478,7 +478,8 @@ def write_report(result: dict, out_dir: Path) -> None:
         f"{c['layers']} blocks, fused `in_proj` {3 * c['width']}×{c['width']}, `c_fc` {4 * c['width']}×{c['width']}, "
         f"`c_proj` {c['width']}×{4 * c['width']}, biases, LayerNorms, conv1, class/positional embedding, proj), "
         f"{c['tasks']} tasks, seed {c['seed']}; RegMean Grams are random SPD matrices, one file per expert.",
-        f"Both sides on the CPU with {c['threads']} thread{'s' if c['threads'] != 1 else ''}. nbmerge {v['nbmerge']} on torch {v['torch']}; "
+        f"Both sides on the CPU with {c['threads']} thread{'s' if c['threads'] != 1 else ''}. "
+        f"nbmerge {v['nbmerge']} on torch {v['torch']}; "
         f"FusionBench {v['fusion_bench']} on torch {v['peer_torch']} in its own venv. Python {v['python']}, {v['machine']}.",
         f"WUDI: {c['wudi_iters']} Adam steps on the first {c['wudi_blocks']} block(s) only — FusionBench's autograd "
         "loop costs about T·d_out²·d_in per step and tensor, hours for the whole model at 300 steps on 2 cores.",

@@ -468,20 +468,20 @@ _GRAM_TILE = 256
 def check_gram(gram: torch.Tensor, where: str) -> None:
     """A Gram XᵀX must be symmetric (within tolerance) and positive semi-definite: raise NumericalError if not.
 
-    One tiled pass finds the largest entry and the largest asymmetry and writes the lower triangle of
-    ½(G + Gᵀ) in float64; the semi-definiteness test is a Cholesky factorisation of it with ``GRAM_PSD_TOL`` of the
-    largest diagonal entry added to the diagonal (LAPACK reads only the lower triangle)."""
+    One tiled pass finds the largest asymmetry and writes the lower triangle of ½(G + Gᵀ) in float64; the
+    semi-definiteness test is a Cholesky factorisation of it with ``GRAM_PSD_TOL`` of the largest diagonal entry
+    added to the diagonal (LAPACK reads only the lower triangle)."""
+    scale = gram.abs().max()
+    if scale == 0:
+        return
     n = gram.shape[0]
     sym = torch.zeros(n, n, dtype=torch.float64, device=gram.device)
-    scale = asym = torch.zeros((), dtype=gram.dtype, device=gram.device)
+    asym = torch.zeros((), dtype=gram.dtype, device=gram.device)
     for i in range(0, n, _GRAM_TILE):
         for j in range(0, i + 1, _GRAM_TILE):
             tile, mirror = gram[i:i + _GRAM_TILE, j:j + _GRAM_TILE], gram[j:j + _GRAM_TILE, i:i + _GRAM_TILE].T
-            scale = torch.maximum(scale, torch.maximum(tile.abs().max(), mirror.abs().max()))
             asym = torch.maximum(asym, (tile - mirror).abs().max())
             sym[i:i + _GRAM_TILE, j:j + _GRAM_TILE] = (tile + mirror).double().mul_(0.5)
-    if scale == 0:
-        return
     if asym > GRAM_SYMMETRY_TOL * scale:
         raise NumericalError(f"{where} is not symmetric (max |G − Gᵀ| = {float(asym):.3g}, largest entry "
                              f"{float(scale):.3g}): not an input Gram XᵀX")
