@@ -3,6 +3,8 @@ torch path (whole tensor and sliced) for bf16 and float32, any number of experts
 majority sign, DARE's masks drawn as the torch path draws them, any split over threads; a NaN, an infinity or an
 overflow goes back to the torch path and its error; output memory reused only once released."""
 
+import contextlib
+
 import numpy as np
 import pytest
 import torch
@@ -86,6 +88,27 @@ def test_from_files_with_reused_outputs_equals_in_memory(tmp_path, monkeypatch):
     out = SafetensorsSource(tmp_path / "out.safetensors")
     same_bits({k: out.get(k) for k in base}, merge("task_arithmetic", base, tuned, {"scale": 0.3}))
     assert not fused._OUTPUTS._held  # the arenas are let go with the merge
+
+
+@pytest.mark.parametrize("to", ["file", "folder"])
+def test_a_merge_written_to_a_file_or_a_folder_reuses_its_outputs(tmp_path, monkeypatch, to):
+    """A folder output (`nbmerge merge --out dir/`, what the mergekit benchmark runs) took fresh memory for every
+    tensor, because only the single-file path turned reuse on."""
+    from nbmerge.engine.merging import merge_to_folder
+
+    base, tuned = models(torch.bfloat16, 3)
+    save_state_dict(base, tmp_path / "base.safetensors")
+    paths = []
+    for t, expert in enumerate(tuned):
+        save_state_dict(expert, tmp_path / f"e{t}.safetensors")
+        paths.append(tmp_path / f"e{t}.safetensors")
+    depths = []
+    real = fused._Outputs.take
+    monkeypatch.setattr(fused._Outputs, "take", lambda self, *a: depths.append(self.depth) or real(self, *a))
+    write = merge_to_file if to == "file" else merge_to_folder
+    with pytest.warns(UserWarning) if to == "folder" else contextlib.nullcontext():  # no config.json beside it
+        write("task_arithmetic", tmp_path / "base.safetensors", paths, tmp_path / f"out-{to}", {"scale": 0.3})
+    assert depths and all(depths)
 
 
 def test_outputs_still_held_are_not_handed_out_again():

@@ -326,3 +326,119 @@ def test_written_shards_are_byte_identical_to_safetensors_save(tmp_path):
     metadata = {"nbmerge": "{}"}
     write_tensors(iter(tensors.items()), tmp_path / "m.safetensors", metadata=metadata)
     assert (tmp_path / "m.safetensors").read_bytes() == save(tensors, metadata=metadata)
+
+
+# -- the planned writer past the page cache (O_DIRECT) ---------------------------------------------------------
+
+def bf16_model(sizes=(5000, 3, 40000, 0, 70001, 4096)):
+    """bf16 tensors whose byte counts straddle 4 KiB pages and the small staging buffer of the tests below."""
+    gen = torch.Generator().manual_seed(2)
+    return {f"layers.{i}.weight": torch.randn(n, generator=gen).bfloat16() for i, n in enumerate(sizes)}
+
+
+def planned(tensors, path, limit=None):
+    plan = [(key, t.dtype, tuple(t.shape)) for key, t in tensors.items()]
+    return write_tensors(iter(tensors.items()), path, max_shard_bytes=limit, metadata={"nbmerge": "{}"}, plan=plan)
+
+
+def direct_writes_work(folder) -> bool:
+    if not hasattr(os, "O_DIRECT"):
+        return False
+    probe = folder / ".probe"
+    probe.write_bytes(b"")
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_DIRECT))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.unlink()
+
+
+@pytest.fixture
+def small_stage(monkeypatch):
+    """The planned writer's direct mode for any output size, with a 3-page staging buffer."""
+    import nbmerge.engine.io as io
+
+    monkeypatch.setattr(io.PlannedWriter, "DIRECT_MIN_BYTES", 0)
+    monkeypatch.setattr(io.PlannedWriter, "STAGE_BYTES", 3 * io.DIRECT_ALIGN)
+    opened = []
+    real = io._DirectStage.open
+
+    def spy(*args):
+        stage = real(*args)
+        opened.append(stage is not None)
+        return stage
+    monkeypatch.setattr(io._DirectStage, "open", spy)
+    return opened
+
+
+@pytest.mark.parametrize("limit", [None, 60000])
+def test_an_output_written_past_the_page_cache_is_byte_identical(tmp_path, monkeypatch, small_stage, limit):
+    """Direct mode gathers the bytes in file order into one aligned buffer, pads each shard's last buffer and cuts
+    the file back: every shard and the index equal the page-cache writer's."""
+    if not direct_writes_work(tmp_path):
+        pytest.skip("this file system cannot open a file with O_DIRECT")
+    tensors = bf16_model()
+    ours = planned(tensors, tmp_path / "direct" / "m.safetensors", limit)
+    assert small_stage == [True]
+    import nbmerge.engine.io as io
+
+    monkeypatch.setattr(io.PlannedWriter, "DIRECT_MIN_BYTES", 1 << 62)
+    plain = planned(tensors, tmp_path / "plain" / "m.safetensors", limit)
+    assert small_stage == [True]  # the plain run never tried
+    assert [p.name for p in ours] == [p.name for p in plain]
+    assert len(ours) == (1 if limit is None else 6)  # one file, or 5 shards and the index
+    assert all(a.read_bytes() == b.read_bytes() for a, b in zip(ours, plain))
+    assert_same(load_state_dict(ours[0].parent), tensors)
+
+
+def test_without_direct_io_or_out_of_file_order_the_page_cache_writer_is_used(tmp_path, monkeypatch, small_stage):
+    from safetensors.torch import save
+
+    mixed = {"b": torch.randn(8, 3), "a": torch.arange(4), "c": torch.randn(5).bfloat16()}  # laid out a, b, c
+    planned(mixed, tmp_path / "m.safetensors")
+    assert small_stage == []  # out of file order: not even tried
+    assert (tmp_path / "m.safetensors").read_bytes() == save(mixed, metadata={"nbmerge": "{}"})
+    monkeypatch.delattr(os, "O_DIRECT", raising=False)
+    tensors = bf16_model()
+    planned(tensors, tmp_path / "n.safetensors")
+    assert small_stage == [False]
+    assert (tmp_path / "n.safetensors").read_bytes() == save(tensors, metadata={"nbmerge": "{}"})
+
+
+def test_a_refused_direct_write_goes_through_the_page_cache(tmp_path, monkeypatch, small_stage):
+    import errno
+
+    import nbmerge.engine.io as io
+    from safetensors.torch import save
+
+    if not direct_writes_work(tmp_path):
+        pytest.skip("this file system cannot open a file with O_DIRECT")
+    calls = []
+    real = io._write_all
+
+    def refuses_once(fd, data, offset):
+        calls.append(fd)
+        if len(calls) == 1:
+            raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+        return real(fd, data, offset)
+    monkeypatch.setattr(io, "_write_all", refuses_once)
+    tensors = bf16_model()
+    planned(tensors, tmp_path / "m.safetensors")
+    assert small_stage == [True] and len(set(calls)) == 2 and calls[1] != calls[0]
+    assert (tmp_path / "m.safetensors").read_bytes() == save(tensors, metadata={"nbmerge": "{}"})
+
+
+def test_a_full_disk_during_a_direct_write_leaves_nothing(tmp_path, monkeypatch, small_stage):
+    import nbmerge.engine.io as io
+
+    if not direct_writes_work(tmp_path):
+        pytest.skip("this file system cannot open a file with O_DIRECT")
+
+    def full(fd, data, offset):
+        raise OSError(28, os.strerror(28))
+    monkeypatch.setattr(io, "_write_all", full)
+    with pytest.raises(OSError, match="No space left"):
+        planned(bf16_model(), tmp_path / "out" / "m.safetensors", 60000)
+    assert small_stage == [True] and listing(tmp_path / "out") == []

@@ -7,6 +7,7 @@ models in memory. Every file is written under a temporary name and renamed into 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import math
@@ -36,6 +37,8 @@ _ST_DTYPES = {
     "BOOL": torch.bool,
 }
 INDEX_SUFFIX = ".index.json"
+#: what O_DIRECT writes align their offsets, lengths and buffer to (covers 512-byte and 4 KiB sectors)
+DIRECT_ALIGN = 4096
 
 
 class TensorSource(Protocol):
@@ -543,10 +546,18 @@ class PlannedWriter(ShardedWriter):
     place as soon as it arrives, and pushes them to the disk (``fdatasync`` every :data:`SYNC_BYTES`) while the
     merge goes on; what is queued is bounded (:data:`QUEUE_BYTES`). Nothing is held until the end, and
     ``close()`` only waits for the last bytes. The data are laid out by dtype size, largest first, as safetensors
-    does, so that every tensor starts at a multiple of its element size."""
+    does, so that every tensor starts at a multiple of its element size.
+
+    An output of at least :data:`DIRECT_MIN_BYTES` whose tensors arrive in the order they lie in its files (one
+    dtype size per shard, as a model usually is) is written past the page cache where the file system allows it
+    (``O_DIRECT``, :class:`_DirectStage`): its bytes touch no memory but one reused buffer, where page-cache writes
+    take a fresh page for every 4 KiB of output (on a virtual machine whose host takes freed memory back, that
+    first touch was measured at 2 s per GiB, against 0.5 s per GiB for the whole aligned write)."""
 
     SYNC_BYTES = 1 << 28
     QUEUE_BYTES = 1 << 29
+    DIRECT_MIN_BYTES = 1 << 26
+    STAGE_BYTES = 1 << 25
 
     def __init__(self, path: Union[str, os.PathLike], plan: Iterable[tuple[str, torch.dtype, tuple[int, ...]]],
                  max_shard_bytes: int | None = None, metadata: Mapping[str, str] | None = None):
@@ -565,13 +576,24 @@ class PlannedWriter(ShardedWriter):
         self._fds: list[int] = []
         self._error: Optional[BaseException] = None
         self._thread: Optional[threading.Thread] = None
+        self._stage: Optional[_DirectStage] = None
         try:
+            headers, ends = [], []
             for number, group in enumerate(groups):
                 fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.shard{number}.", suffix=".tmp",
                                            dir=self.path.parent)
                 self._fds.append(fd)
                 self._shards.append((Path(tmp), [key for key, *_ in group]))
-                self._write_header(number, fd, group)
+                headers.append(self._layout(number, group))
+                ends.append(len(headers[-1]) + sum(item[3] for item in group))
+                os.ftruncate(fd, ends[-1])
+            in_file_order = all(sorted(g, key=lambda item: -item[1].itemsize) == g for g in groups)
+            if in_file_order and sum(ends) >= self.DIRECT_MIN_BYTES:
+                self._stage = _DirectStage.open([tmp for tmp, _ in self._shards], self._fds, headers, ends,
+                                                self.STAGE_BYTES)
+            if self._stage is None:
+                for fd, header in zip(self._fds, headers):
+                    _write_all(fd, header, 0)
         except BaseException:
             self.abort()
             raise
@@ -582,7 +604,8 @@ class PlannedWriter(ShardedWriter):
         self._thread = threading.Thread(target=self._drain, name="nbmerge-writer", daemon=True)
         self._thread.start()
 
-    def _write_header(self, number: int, fd: int, group) -> None:
+    def _layout(self, number: int, group) -> bytes:
+        """Shard ``number``'s header (the bytes before its data); records where each of its tensors goes."""
         layout = sorted(group, key=lambda item: -item[1].itemsize)  # stable
         header: dict[str, Any] = {"__metadata__": self.metadata} if self.metadata else {}
         offset = 0
@@ -591,11 +614,10 @@ class PlannedWriter(ShardedWriter):
             offset += size
         text = json.dumps(header, separators=(",", ":")).encode()
         text += b" " * (-len(text) % 8)
-        _write_all(fd, len(text).to_bytes(8, "little") + text, 0)
         start = 8 + len(text)
         for key, _, _, _ in layout:
             self._where[key] = (number, start + header[key]["data_offsets"][0])
-        os.ftruncate(fd, start + offset)
+        return len(text).to_bytes(8, "little") + text
 
     def add(self, key: str, tensor: torch.Tensor) -> None:
         if self._error is not None:
@@ -626,7 +648,9 @@ class PlannedWriter(ShardedWriter):
             if key is None:
                 return
             try:
-                if self._error is None:
+                if self._error is None and self._stage is not None:  # past the page cache: nothing to sync
+                    self._stage.put(*self._where[key], tensor.reshape(-1).view(torch.uint8))
+                elif self._error is None:
                     number, offset = self._where[key]
                     if tensor.numel():
                         _write_all(self._fds[number], tensor.reshape(-1).view(torch.uint8).numpy(), offset)
@@ -657,6 +681,8 @@ class PlannedWriter(ShardedWriter):
             if self._next != len(self._plan):
                 raise CheckpointError(f"writer: {len(self._plan) - self._next} planned tensors never came "
                                       f"(the first: {self._plan[self._next][0]!r})")
+            if self._stage is not None:
+                self._stage.finish()
             for fd in self._fds:
                 os.fsync(fd)
                 os.fchmod(fd, 0o666 & ~current_umask())
@@ -670,12 +696,92 @@ class PlannedWriter(ShardedWriter):
         return None
 
     def _close_fds(self) -> None:
-        for fd in self._fds:
+        for fd in self._fds + (self._stage.close() if self._stage is not None else []):
             try:
                 os.close(fd)
             except OSError:
                 pass
-        self._fds = []
+        self._fds, self._stage = [], None
+
+
+class _DirectStage:
+    """A planned output's bytes written past the page cache: gathered, in file order, into one reused buffer
+    aligned to :data:`DIRECT_ALIGN` and written a buffer at a time through a second descriptor of each shard opened
+    with ``O_DIRECT``. A shard's header goes first, its last buffer is padded to the alignment and the file cut back
+    to its size. A file system that refuses an aligned direct write gets that buffer and the rest through the page
+    cache; one that cannot open a file for it (tmpfs, a system without ``O_DIRECT``) never gets here."""
+
+    def __init__(self, direct: list[int], plain: list[int], headers: list[bytes], ends: list[int], size: int):
+        self.opened, self.direct, self.plain, self.headers, self.ends = direct, list(direct), plain, headers, ends
+        self.size = -(-size // DIRECT_ALIGN) * DIRECT_ALIGN
+        self.buffer = mmap.mmap(-1, self.size)  # page-aligned
+        self.array = torch.frombuffer(self.buffer, dtype=torch.uint8)
+        self.shard, self.offset, self.pos = -1, 0, 0  # the buffer holds shard bytes [offset, offset + pos)
+
+    @classmethod
+    def open(cls, paths: list[Path], plain: list[int], headers: list[bytes], ends: list[int], size: int
+             ) -> Optional[_DirectStage]:
+        flag = getattr(os, "O_DIRECT", 0)
+        direct: list[int] = []
+        try:
+            for path in paths:
+                direct.append(os.open(path, os.O_WRONLY | flag) if flag else -1)
+        except OSError:  # the file system has no direct mode (tmpfs: EINVAL)
+            pass
+        if len(direct) < len(paths) or -1 in direct:
+            for fd in direct:
+                if fd >= 0:
+                    os.close(fd)
+            return None
+        return cls(direct, plain, headers, ends, size)
+
+    def put(self, shard: int, where: int, data: torch.Tensor) -> None:
+        """Append ``data`` (bytes) to ``shard``, whose bytes must go on at ``where``."""
+        if shard != self.shard:
+            self.finish()
+            self.shard, self.offset, self.pos = shard, 0, 0
+            self._append(torch.frombuffer(bytearray(self.headers[shard]), dtype=torch.uint8))
+        if where != self.offset + self.pos:
+            raise CheckpointError(f"writer: bytes for offset {where} of shard {shard} arrived at "
+                                  f"{self.offset + self.pos}, out of file order")
+        self._append(data)
+
+    def _append(self, data: torch.Tensor) -> None:
+        done = 0
+        while done < data.numel():
+            take = min(self.size - self.pos, data.numel() - done)
+            self.array[self.pos:self.pos + take].copy_(data[done:done + take])
+            self.pos, done = self.pos + take, done + take
+            if self.pos == self.size:
+                self._write(self.size)
+                self.offset, self.pos = self.offset + self.size, 0
+
+    def finish(self) -> None:
+        """Write what the buffer holds of the current shard (padded to the alignment) and cut the file to size."""
+        if self.shard < 0:
+            return
+        if self.pos:
+            self._write(-(-self.pos // DIRECT_ALIGN) * DIRECT_ALIGN)
+            self.offset, self.pos = self.offset + self.pos, 0
+        if self.offset != self.ends[self.shard]:
+            raise CheckpointError(f"writer: shard {self.shard} ended at byte {self.offset} of "
+                                  f"{self.ends[self.shard]}")
+        os.ftruncate(self.plain[self.shard], self.ends[self.shard])
+        self.shard = -1
+
+    def _write(self, length: int) -> None:
+        view = memoryview(self.buffer)[:length]
+        try:
+            _write_all(self.direct[self.shard], view, self.offset)
+        except OSError as exc:
+            if exc.errno != errno.EINVAL or self.direct[self.shard] == self.plain[self.shard]:
+                raise
+            self.direct[self.shard] = self.plain[self.shard]  # this file system refuses direct writes after all
+            _write_all(self.plain[self.shard], view, self.offset)
+
+    def close(self) -> list[int]:
+        """The direct descriptors, for the writer to close (the buffer is freed with this object)."""
+        return self.opened
 
     def abort(self) -> None:
         self._error = self._error or CheckpointError("writer: aborted")

@@ -51,11 +51,17 @@ def merge_to_file(method: str, base: Source, experts: Sequence[Source], out: str
     # One metadata key: safetensors stores the header map unordered, so several keys would make the bytes of
     # identical merges differ from run to run.
     metadata = {"nbmerge": json.dumps(record, sort_keys=True, default=str)}
-    from .fused import reusing_outputs  # numba's import only where a merge needs it
-
-    with reusing_outputs():  # the writer releases each tensor once written: its memory serves a later one
+    with _reusing_outputs():
         return write_tensors(items, out, max_shard_bytes=max_shard_bytes, metadata=metadata,
                              plan=getattr(items, "plan", None))
+
+
+def _reusing_outputs():
+    """While a merge streams to a writer: the writer releases each tensor once written, and its memory serves a
+    later one (:func:`nbmerge.engine.fused.reusing_outputs`; numba is imported only where a merge needs it)."""
+    from .fused import reusing_outputs
+
+    return reusing_outputs()
 
 
 def merge_to_folder(method: str, base: Source, experts: Sequence[Source], out: str | os.PathLike,
@@ -81,7 +87,8 @@ def merge_to_folder(method: str, base: Source, experts: Sequence[Source], out: s
         items, record = _merged(method, base_view, expert_views, params, grams, fishers, walk, weights, out_dtype,
                                 progress)
         record["params"] = {**{p.name: p.default for p in get_method(method).params.values()}, **record["params"]}
-        write_classifier_folders(items, record, base, experts, prefix, out, max_shard_bytes)
+        with _reusing_outputs():
+            write_classifier_folders(items, record, base, experts, prefix, out, max_shard_bytes)
         return Path(out)
     if get_method(method).task_aware:
         return _write_task_models(method, base, experts, out, params, grams, fishers, walk, max_shard_bytes,
@@ -96,8 +103,9 @@ def merge_to_folder(method: str, base: Source, experts: Sequence[Source], out: s
         record["dtype"] = str(out_dtype).replace("torch.", "")
     defaults = {p.name: p.default for p in get_method(method).params.values()}
     record["params"] = {**defaults, **record["params"]}  # the card names every value the merge used
-    return write_folder(items, out, base=base, experts=experts, record=record, max_shard_bytes=max_shard_bytes,
-                        out_dtype=out_dtype)
+    with _reusing_outputs():  # before, only merge_to_file reused: a folder output took fresh memory per tensor
+        return write_folder(items, out, base=base, experts=experts, record=record,
+                            max_shard_bytes=max_shard_bytes, out_dtype=out_dtype)
 
 
 def _write_task_models(method, base, experts, out, params, grams, fishers, walk, max_shard_bytes, weights,
