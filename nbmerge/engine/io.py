@@ -22,6 +22,7 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any, Optional, Protocol, Union
 
+import numpy as np
 import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save as st_save
@@ -649,7 +650,7 @@ class PlannedWriter(ShardedWriter):
                 return
             try:
                 if self._error is None and self._stage is not None:  # past the page cache: nothing to sync
-                    self._stage.put(*self._where[key], tensor.reshape(-1).view(torch.uint8))
+                    self._stage.put(*self._where[key], tensor.reshape(-1).view(torch.uint8).numpy())
                 elif self._error is None:
                     number, offset = self._where[key]
                     if tensor.numel():
@@ -715,7 +716,7 @@ class _DirectStage:
         self.opened, self.direct, self.plain, self.headers, self.ends = direct, list(direct), plain, headers, ends
         self.size = -(-size // DIRECT_ALIGN) * DIRECT_ALIGN
         self.buffer = mmap.mmap(-1, self.size)  # page-aligned
-        self.array = torch.frombuffer(self.buffer, dtype=torch.uint8)
+        self.array = np.frombuffer(self.buffer, dtype=np.uint8)  # NumPy's copies: one thread, no OpenMP team
         self.shard, self.offset, self.pos = -1, 0, 0  # the buffer holds shard bytes [offset, offset + pos)
 
     @classmethod
@@ -735,22 +736,22 @@ class _DirectStage:
             return None
         return cls(direct, plain, headers, ends, size)
 
-    def put(self, shard: int, where: int, data: torch.Tensor) -> None:
+    def put(self, shard: int, where: int, data: np.ndarray) -> None:
         """Append ``data`` (bytes) to ``shard``, whose bytes must go on at ``where``."""
         if shard != self.shard:
             self.finish()
             self.shard, self.offset, self.pos = shard, 0, 0
-            self._append(torch.frombuffer(bytearray(self.headers[shard]), dtype=torch.uint8))
+            self._append(np.frombuffer(self.headers[shard], dtype=np.uint8))
         if where != self.offset + self.pos:
             raise CheckpointError(f"writer: bytes for offset {where} of shard {shard} arrived at "
                                   f"{self.offset + self.pos}, out of file order")
         self._append(data)
 
-    def _append(self, data: torch.Tensor) -> None:
+    def _append(self, data: np.ndarray) -> None:
         done = 0
-        while done < data.numel():
-            take = min(self.size - self.pos, data.numel() - done)
-            self.array[self.pos:self.pos + take].copy_(data[done:done + take])
+        while done < data.size:
+            take = min(self.size - self.pos, data.size - done)
+            self.array[self.pos:self.pos + take] = data[done:done + take]
             self.pos, done = self.pos + take, done + take
             if self.pos == self.size:
                 self._write(self.size)
