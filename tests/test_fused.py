@@ -111,6 +111,30 @@ def test_a_merge_written_to_a_file_or_a_folder_reuses_its_outputs(tmp_path, monk
     assert depths and all(depths)
 
 
+def test_a_merge_written_past_the_page_cache_has_the_same_bytes(tmp_path, monkeypatch):
+    """The command line's writer (io.PlannedWriter) in its O_DIRECT mode, as a model-sized output takes it, with a
+    staging buffer smaller than a tensor: the merged file is the page-cache writer's, byte for byte."""
+    import nbmerge.engine.io as io
+
+    base, tuned = models(torch.bfloat16, 3)
+    save_state_dict(base, tmp_path / "base.safetensors")
+    paths = []
+    for t, expert in enumerate(tuned):
+        save_state_dict(expert, tmp_path / f"e{t}.safetensors")
+        paths.append(tmp_path / f"e{t}.safetensors")
+    merge_to_file("task_arithmetic", tmp_path / "base.safetensors", paths, tmp_path / "plain.safetensors",
+                  {"scale": 0.3})
+    stages = []
+    monkeypatch.setattr(io.PlannedWriter, "DIRECT_MIN_BYTES", 0)
+    monkeypatch.setattr(io.PlannedWriter, "STAGE_BYTES", 2 * io.DIRECT_ALIGN)
+    real = io._DirectStage.open
+    monkeypatch.setattr(io._DirectStage, "open", lambda *a: stages.append(real(*a)) or stages[-1])
+    merge_to_file("task_arithmetic", tmp_path / "base.safetensors", paths, tmp_path / "direct.safetensors",
+                  {"scale": 0.3})
+    assert len(stages) == 1
+    assert (tmp_path / "direct.safetensors").read_bytes() == (tmp_path / "plain.safetensors").read_bytes()
+
+
 def test_outputs_still_held_are_not_handed_out_again():
     shape = torch.Size([4096])
     with fused.reusing_outputs():
