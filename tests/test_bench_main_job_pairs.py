@@ -1,0 +1,89 @@
+"""The main job's idle/loaded pairs (bench/main_job_pairs.py): each part from copies of one starting state, the idle
+side's cache handed on to the next part, the sides' records, the report's arithmetic, and one real side beside the
+busy loop."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench import main_job_pairs as mp
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """A checkout with two notebooks (the parts are the zoo, then these by name)."""
+    root = tmp_path / "repo"
+    (root / "notebooks").mkdir(parents=True)
+    for name in ("10_b", "00_a"):
+        (root / "notebooks" / f"{name}.ipynb").write_text("{}")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
+                    "--allow-empty", "-m", "x"], check=True)
+    return root
+
+
+def fake_side(seconds):
+    """A side that leaves a mark of what it saw in its cache and records a notebook's seconds as the report does."""
+    seen = []
+
+    def side(command, env, *, busy, work):
+        cache = Path(env["NBMERGE_CACHE"])
+        part = "zoo" if command[1] == "zoo" else command[command.index("--only") + 1]
+        seen.append((part, busy, sorted(p.name for p in cache.iterdir())))
+        (cache / f"{part}-{'loaded' if busy else 'idle'}").write_text("")
+        assert "NBMERGE_THREADS" not in env and env["HF_HUB_OFFLINE"] == "1"
+        if part != "zoo":
+            out = Path(command[command.index("--out") + 1]) / "runs" / "r1"
+            out.mkdir(parents=True)
+            (out / "run.json").write_text(json.dumps({"reports": [{"name": part, "seconds": seconds[part, busy]}]}))
+        return {"wall_s": seconds[part, busy] + 5, "part_core_s": 1.0, "others_core_s": 0.5,
+                "started": "2026-12-06 00:00:00 UTC", "busy_chunk_s": 0.39 if busy else None}
+    return side, seen
+
+
+def test_pairs_start_from_one_state_and_hand_the_idle_cache_on(repo, tmp_path):
+    seconds = {("zoo", False): 400, ("zoo", True): 700, ("00_a", False): 100, ("00_a", True): 150}
+    side, seen = fake_side(seconds)
+    work = tmp_path / "work"
+    zoo = mp.run_pair(repo, "zoo", work, side_runner=side)
+    assert zoo["sides"]["idle"]["seconds"] == 405 and zoo["sides"]["loaded"]["seconds"] == 705  # the command's wall
+    a = mp.run_pair(repo, "00_a", work, side_runner=side)
+    assert a["sides"]["idle"]["seconds"] == 100 and a["ratio"] == 1.5  # a notebook: the report's own seconds
+    # both sides of a part saw the same state: the zoo's idle cache, never the loaded side's
+    assert seen == [("zoo", False, []), ("zoo", True, []), ("00_a", False, ["zoo-idle"]),
+                    ("00_a", True, ["zoo-idle"])]
+    assert sorted(p.name for p in (work / "state").iterdir()) == ["00_a-idle", "zoo-idle"]
+    assert sorted(p.name for p in work.iterdir()) == ["pair-00_a.json", "pair-zoo.json", "state"]  # no scratch left
+    assert json.loads((work / "pair-zoo.json").read_text())["commit"] == zoo["commit"]
+    with pytest.raises(SystemExit, match="not a part"):
+        mp.run_pair(repo, "99_nope", work, side_runner=side)
+
+
+def test_the_report_sums_the_paired_parts_and_names_the_rest(repo, tmp_path):
+    seconds = {("zoo", False): 400, ("zoo", True): 700, ("00_a", False): 100, ("00_a", True): 150}
+    side, _ = fake_side(seconds)
+    work = tmp_path / "work"
+    for part in ("00_a", "zoo"):
+        mp.run_pair(repo, part, work, side_runner=side)
+    pairs = [json.loads(p.read_text()) for p in sorted(work.glob("pair-*.json"))]
+    summary = mp.summarise(pairs, mp.parts(repo))
+    assert [p["part"] for p in summary["pairs"]] == ["zoo", "00_a"]  # the main job's order
+    assert summary["ratio"] == pytest.approx((705 + 150) / (405 + 100)) and summary["missing"] == ["10_b"]
+    markdown = mp.render(summary, {"date_utc": "today", "cpu_count": 2})
+    assert "| zoo | 0:06:45 | 0:11:45 | 1.74× |" in markdown and "Not paired yet: 10_b" in markdown
+    with pytest.raises(SystemExit, match="several commits"):
+        mp.summarise([pairs[0], {**pairs[1], "commit": "other"}], mp.parts(repo))
+
+
+def test_a_loaded_side_runs_beside_the_busy_loop(tmp_path):
+    command = [sys.executable, "-c", "import time; t = time.time()\nwhile time.time() - t < 1.5: pass"]
+    side = mp.run_side(command, {}, busy=True, work=tmp_path)
+    assert side["wall_s"] >= 1.5 and side["part_core_s"] > 0.5
+    assert side["busy_core_s"] > 0.5 and side["busy_chunks"] >= 1 and side["busy_chunk_s"] > 0
+    idle = mp.run_side([sys.executable, "-c", "pass"], {}, busy=False, work=tmp_path)
+    assert "busy_chunk_s" not in idle and idle["others_core_s"] >= 0
+    with pytest.raises(RuntimeError, match="status 3"):
+        mp.run_side([sys.executable, "-c", "raise SystemExit(3)"], {}, busy=False, work=tmp_path)
