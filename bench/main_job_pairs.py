@@ -201,6 +201,10 @@ def render(summary: dict, machine: dict) -> str:
         lines.append(f"| **paired parts** | {_hms(summary['idle_s'])} | {_hms(summary['loaded_s'])} | "
                      f"**{summary['ratio']:.2f}×** | | | |")
     lines.append("")
+    for pair in summary["pairs"]:
+        for name, side in pair["sides"].items():
+            if side.get("how"):  # a side measured before this tool ran it: how it was run instead
+                lines += [f"* {pair['part']}, {name} side: {side['how']}.", ""]
     if summary["missing"]:
         lines.append(f"Not paired yet: {', '.join(summary['missing'])}. The ratio above covers the paired parts only.")
     else:

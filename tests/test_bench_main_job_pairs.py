@@ -74,6 +74,8 @@ def test_the_report_sums_the_paired_parts_and_names_the_rest(repo, tmp_path):
     assert summary["ratio"] == pytest.approx((705 + 150) / (405 + 100)) and summary["missing"] == ["10_b"]
     markdown = mp.render(summary, {"date_utc": "today", "cpu_count": 2})
     assert "| zoo | 0:06:45 | 0:11:45 | 1.74× |" in markdown and "Not paired yet: 10_b" in markdown
+    pairs[0]["sides"]["loaded"]["how"] = "by hand"
+    assert "* 00_a, loaded side: by hand." in mp.render(mp.summarise(pairs, mp.parts(repo)), {})
     with pytest.raises(SystemExit, match="several commits"):
         mp.summarise([pairs[0], {**pairs[1], "commit": "other"}], mp.parts(repo))
 
