@@ -76,13 +76,18 @@ def test_split_over_threads_gives_the_same_bits(monkeypatch, threads):
     assert torch.equal(one.view(torch.int16), fused.sum_merge(raws, 0.4, mean=False, threads=threads).view(torch.int16))
 
 
-def test_from_files_with_reused_outputs_equals_in_memory(tmp_path, monkeypatch):
+def saved_models(folder):
+    """``models(bf16, 3)`` and the experts' files, the base at ``folder/base.safetensors``."""
     base, tuned = models(torch.bfloat16, 3)
-    save_state_dict(base, tmp_path / "base.safetensors")
-    paths = []
-    for t, expert in enumerate(tuned):
-        save_state_dict(expert, tmp_path / f"e{t}.safetensors")
-        paths.append(tmp_path / f"e{t}.safetensors")
+    save_state_dict(base, folder / "base.safetensors")
+    paths = [folder / f"e{t}.safetensors" for t in range(len(tuned))]
+    for expert, path in zip(tuned, paths):
+        save_state_dict(expert, path)
+    return base, tuned, paths
+
+
+def test_from_files_with_reused_outputs_equals_in_memory(tmp_path, monkeypatch):
+    base, tuned, paths = saved_models(tmp_path)
     monkeypatch.setattr(fused._Outputs, "LIMIT", 3 * 4 * 2 ** 15)  # a few arenas: reuse and eviction both happen
     merge_to_file("task_arithmetic", tmp_path / "base.safetensors", paths, tmp_path / "out.safetensors", {"scale": 0.3})
     out = SafetensorsSource(tmp_path / "out.safetensors")
@@ -96,12 +101,7 @@ def test_a_merge_written_to_a_file_or_a_folder_reuses_its_outputs(tmp_path, monk
     tensor, because only the single-file path turned reuse on."""
     from nbmerge.engine.merging import merge_to_folder
 
-    base, tuned = models(torch.bfloat16, 3)
-    save_state_dict(base, tmp_path / "base.safetensors")
-    paths = []
-    for t, expert in enumerate(tuned):
-        save_state_dict(expert, tmp_path / f"e{t}.safetensors")
-        paths.append(tmp_path / f"e{t}.safetensors")
+    base, tuned, paths = saved_models(tmp_path)
     depths = []
     real = fused._Outputs.take
     monkeypatch.setattr(fused._Outputs, "take", lambda self, *a: depths.append(self.depth) or real(self, *a))
@@ -116,12 +116,7 @@ def test_a_merge_written_past_the_page_cache_has_the_same_bytes(tmp_path, monkey
     staging buffer smaller than a tensor: the merged file is the page-cache writer's, byte for byte."""
     import nbmerge.engine.io as io
 
-    base, tuned = models(torch.bfloat16, 3)
-    save_state_dict(base, tmp_path / "base.safetensors")
-    paths = []
-    for t, expert in enumerate(tuned):
-        save_state_dict(expert, tmp_path / f"e{t}.safetensors")
-        paths.append(tmp_path / f"e{t}.safetensors")
+    base, tuned, paths = saved_models(tmp_path)
     merge_to_file("task_arithmetic", tmp_path / "base.safetensors", paths, tmp_path / "plain.safetensors",
                   {"scale": 0.3})
     stages = []

@@ -723,16 +723,15 @@ class _DirectStage:
     def open(cls, paths: list[Path], plain: list[int], headers: list[bytes], ends: list[int], size: int
              ) -> Optional[_DirectStage]:
         flag = getattr(os, "O_DIRECT", 0)
+        if not flag:
+            return None
         direct: list[int] = []
         try:
             for path in paths:
-                direct.append(os.open(path, os.O_WRONLY | flag) if flag else -1)
+                direct.append(os.open(path, os.O_WRONLY | flag))
         except OSError:  # the file system has no direct mode (tmpfs: EINVAL)
-            pass
-        if len(direct) < len(paths) or -1 in direct:
             for fd in direct:
-                if fd >= 0:
-                    os.close(fd)
+                os.close(fd)
             return None
         return cls(direct, plain, headers, ends, size)
 
