@@ -20,6 +20,11 @@ interleaved, ``--repeats`` rounds of {idle, one busy process} × the policies. T
 (one core's worth of work), started before the child and stopped after it. The figures that matter: each policy's
 busy time against the default policy's idle time (the ~1.5× a shared machine may cost), and each policy's idle time
 against the default's (what it costs a quiet machine).
+
+``--slice adamerging --zoo-cache DIR`` times the tour's own work instead, on a built ``text8`` suite (``nbmerge zoo
+build text8``; the cache is only read): **adamerging** is 12 of AdaMerging's Adam steps on the eight tasks'
+unlabeled validation inputs after 3 untimed ones (the tour's training is 500 such steps per seed, most of its
+time), **merge** runs TIES and TSV on the eight experts twice.
 """
 
 from __future__ import annotations
@@ -32,7 +37,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 from typing import Optional
 
 from .reporting import machine, write_pair
@@ -46,10 +50,40 @@ _ALL = str(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else
 POLICY_ENV = {"default": {"NBMERGE_THREADS": _ALL}, "adaptive": {"NBMERGE_THREADS": "auto"},
               "PASSIVE": {"NBMERGE_THREADS": _ALL, "OMP_WAIT_POLICY": "PASSIVE"},
               "spin10k": {"NBMERGE_THREADS": _ALL, "GOMP_SPINCOUNT": "10000"},
+              "spin1k": {"NBMERGE_THREADS": _ALL, "GOMP_SPINCOUNT": "1000"},
               "threads1": {"OMP_NUM_THREADS": "1"}}
 POLICIES = tuple(POLICY_ENV)
 LOADS = ("idle", "busy")
 BUSY = "while True: pass"
+#: each slice's pieces, in the order the child runs them
+SLICES = {"micro": PIECES, "adamerging": ("adamerging", "merge")}
+ADAMERGING_WARM, ADAMERGING_STEPS = 3, 12
+
+
+def child_adamerging(zoo_cache: str) -> dict:
+    """The tour's slice in this process: AdaMerging's Adam steps and TIES/TSV merges on the built text8 suite."""
+    import torch
+
+    from nbmerge.engine.merging import merge
+    from nbmerge.pools.zoo import load_models, load_zoo
+    from nbmerge.threads import adapt_threads
+    from nbmerge.tune.adamerging import AdaMergingSettings, learn_coefficients, validation_inputs
+
+    adapt_threads()
+    zoo = load_zoo("text8", zoo_cache)
+    base, experts = load_models(zoo)
+    stamps: list[float] = []
+    learn_coefficients(zoo.arch, zoo.heads(), validation_inputs(zoo), base, experts,
+                       AdaMergingSettings(steps=ADAMERGING_WARM + ADAMERGING_STEPS),
+                       progress=lambda step, loss: stamps.append(time.perf_counter()), log=lambda *_: None)
+    times = {"adamerging": stamps[-1] - stamps[ADAMERGING_WARM - 1]}
+    start = time.perf_counter()
+    for _ in range(2):
+        merge("ties", base, experts)
+        merge("tsv", base, experts)
+    times["merge"] = time.perf_counter() - start
+    times["threads"] = torch.get_num_threads()
+    return times
 
 
 def child(cache: str) -> dict:
@@ -83,15 +117,22 @@ def child(cache: str) -> dict:
     return times
 
 
-def run_condition(policy: str, load: str) -> dict:
+def run_condition(policy: str, load: str, zoo_cache: Optional[str] = None, timeout: Optional[float] = None
+                  ) -> dict:
+    """One cell in a fresh child: the micro slice in a fresh cache, or with ``zoo_cache`` the AdaMerging slice. A child
+    still running after ``timeout`` seconds is stopped, and its row says so (``stopped_s``) with no piece's time."""
     env = {key: value for key, value in os.environ.items()
            if key not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OMP_NUM_THREADS", "NBMERGE_THREADS")}
     env.update(HF_HUB_OFFLINE="1", **POLICY_ENV[policy])
     busy = subprocess.Popen([sys.executable, "-c", BUSY]) if load == "busy" else None
     try:
         with tempfile.TemporaryDirectory(prefix="nbmerge-contention-") as cache:
-            out = subprocess.run([sys.executable, "-m", "bench.contention", "--child", cache], env=env,
-                                 capture_output=True, text=True, check=False)
+            what = ["--child-adamerging", zoo_cache] if zoo_cache else ["--child", cache]
+            try:
+                out = subprocess.run([sys.executable, "-m", "bench.contention", *what], env=env,
+                                     capture_output=True, text=True, check=False, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                return {"stopped_s": timeout, "threads": None}
     finally:
         if busy is not None:
             busy.kill()
@@ -101,68 +142,105 @@ def run_condition(policy: str, load: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def run(repeats: int, policies=POLICIES, log=print) -> dict:
+def run(repeats: int, policies=POLICIES, log=print, zoo_cache: Optional[str] = None,
+        timeout: Optional[float] = None) -> dict:
+    slice_ = "adamerging" if zoo_cache else "micro"
+    pieces = SLICES[slice_]
     rows = []
     for round_ in range(repeats):
         for policy in policies:
             for load in LOADS:
-                times = run_condition(policy, load)
+                times = run_condition(policy, load, zoo_cache, timeout)
+                times = {piece: times.get(piece) for piece in pieces} | times
                 rows.append({"round": round_, "policy": policy, "load": load, **times})
-                log(f"round {round_} {policy:8s} {load:5s} " +
-                    "  ".join(f"{piece} {times[piece]:.1f} s" for piece in PIECES))
-    return {"machine": machine(), "suite": SUITE, "repeats": repeats, "policies": list(policies), "rows": rows,
-            "summary": summarise(rows, policies)}
+                log(f"round {round_} {policy:8s} {load:5s} " + (
+                    f"stopped after {timeout:.0f} s" if "stopped_s" in times else
+                    "  ".join(f"{piece} {times[piece]:.1f} s" for piece in pieces)))
+    return {"machine": machine(), "suite": "text8" if zoo_cache else SUITE, "slice": slice_, "repeats": repeats,
+            "timeout_s": timeout, "policies": list(policies), "rows": rows,
+            "summary": summarise(rows, policies, pieces)}
 
 
-def summarise(rows: list[dict], policies=POLICIES) -> dict:
+def _median(values) -> Optional[float]:
+    """The median of the cells that finished (None for a stopped one), or None when none did."""
+    done = [v for v in values if v is not None]
+    return statistics.median(done) if done else None
+
+
+def _ratio(top: Optional[float], bottom: Optional[float]) -> Optional[float]:
+    return None if top is None or bottom is None else top / bottom
+
+
+def summarise(rows: list[dict], policies=POLICIES, pieces=PIECES) -> dict:
     """Median seconds per (policy, load, piece) and of the total; per policy the slow-down busy/idle, and against
     the default policy on an idle machine (what a policy costs a quiet machine, and where it leaves a busy one)."""
     med = {}
     for policy in policies:
         for load in LOADS:
             cell = [r for r in rows if r["policy"] == policy and r["load"] == load]
-            med[f"{policy}/{load}"] = {piece: statistics.median(r[piece] for r in cell) for piece in PIECES}
-            med[f"{policy}/{load}"]["total"] = statistics.median(sum(r[p] for p in PIECES) for r in cell)
+            med[f"{policy}/{load}"] = {piece: _median(r[piece] for r in cell) for piece in pieces}
+            med[f"{policy}/{load}"]["total"] = _median(None if "stopped_s" in r else sum(r[p] for p in pieces)
+                                                       for r in cell)
     ratios = {}
-    for piece in (*PIECES, "total"):
+    for piece in (*pieces, "total"):
         for policy in policies:
-            ratios[f"{policy}: busy / its idle {piece}"] = med[f"{policy}/busy"][piece] / med[f"{policy}/idle"][piece]
+            ratios[f"{policy}: busy / its idle {piece}"] = _ratio(med[f"{policy}/busy"][piece],
+                                                                  med[f"{policy}/idle"][piece])
             for load in LOADS:
-                ratios[f"{policy} {load} / default idle {piece}"] = (med[f"{policy}/{load}"][piece]
-                                                                     / med["default/idle"][piece])
+                ratios[f"{policy} {load} / default idle {piece}"] = _ratio(med[f"{policy}/{load}"][piece],
+                                                                           med["default/idle"][piece])
     return {"median_s": med, "ratios": ratios}
 
 
 def render(report: dict) -> str:
     m, s = report["machine"], report["summary"]
+    pieces = SLICES[report.get("slice", "micro")]
+    if report.get("slice") == "adamerging":
+        what = (f"the tour's own work on the `text8` suite: **adamerging** = {ADAMERGING_STEPS} of AdaMerging's Adam "
+                f"steps on the eight tasks' unlabeled validation inputs (after {ADAMERGING_WARM} untimed), **merge** "
+                "= TIES and TSV on the eight experts twice each")
+    else:
+        what = (f"a slice of the main job: **train** = build the `{report['suite']}` suite into a fresh cache (MiniLM "
+                "fine-tuning), **evaluate** = task arithmetic scored at 5 coefficients, **merge** = TIES and TSV 5 "
+                "times each")
     lines = [
         "# One busy process beside the main job: how nbmerge sets its threads",
         "",
-        f"Generated by `python -m bench.contention` on {m['date_utc']}: {m['cpu_count']} CPUs, torch {m['torch']} "
-        f"({report['rows'][0]['threads']} threads), nbmerge {m['nbmerge']}. Median of {report['repeats']} "
-        "interleaved round(s), each cell a fresh process. The slice of the main job: **train** = build the "
-        f"`{report['suite']}` suite into a fresh cache (MiniLM fine-tuning), **evaluate** = task arithmetic scored at 5 "
-        "coefficients, **merge** = TIES and TSV 5 times each. **busy** = one other process running a Python loop "
-        "(one core's worth of work).",
+        f"Generated by `{report.get('command', 'python -m bench.contention')}` on {m['date_utc']}: {m['cpu_count']} CPUs, torch {m['torch']}, nbmerge {m['nbmerge']}. Median of "
+        f"{report['repeats']} interleaved round(s), each cell a fresh process; {what}. **busy** = one other process "
+        "running a Python loop (one core's worth of work). *threads*: the torch threads the child computed with.",
         "",
-        "| policy | load | train s | evaluate s | merge s | total s |",
-        "|---|---|---|---|---|---|",
+        "| policy | load | threads | " + " | ".join(f"{p} s" for p in pieces) + " | total s |",
+        "|---|---|---|" + "---|" * (len(pieces) + 1),
     ]
     for policy in report["policies"]:
         for load in LOADS:
             cell = s["median_s"][f"{policy}/{load}"]
-            lines.append(f"| {policy} | {load} | " + " | ".join(f"{cell[p]:.1f}" for p in (*PIECES, "total")) + " |")
+            threads = sorted({r["threads"] for r in report["rows"] if r["policy"] == policy and r["load"] == load
+                              and r["threads"] is not None})
+            lines.append(f"| {policy} | {load} | {', '.join(str(t) for t in threads if t is not None) or '—'} | "
+                         + " | ".join(_seconds(cell[p], report) for p in (*pieces, "total")) + " |")
     r = s["ratios"]
-    lines += ["", "| ratio | train | evaluate | merge | total |", "|---|---|---|---|---|"]
+    lines += ["", "| ratio | " + " | ".join(pieces) + " | total |", "|---|" + "---|" * (len(pieces) + 1)]
     names = [f"{policy}: busy / its idle" for policy in report["policies"]]
     names += [f"{policy} {load} / default idle" for policy in report["policies"] for load in LOADS]
     for name in names:
-        lines.append(f"| {name} | " + " | ".join(f"{r[f'{name} {p}']:.2f}×" for p in (*PIECES, "total")) + " |")
-    lines += ["", "Rows:", "", "| round | policy | load | train s | evaluate s | merge s |", "|---|---|---|---|---|---|"]
+        lines.append(f"| {name} | " + " | ".join("—" if r[f"{name} {p}"] is None else f"{r[f'{name} {p}']:.2f}×"
+                                                 for p in (*pieces, "total")) + " |")
+    lines += ["", "Rows:", "", "| round | policy | load | threads | " + " | ".join(f"{p} s" for p in pieces) + " |",
+              "|---|---|---|---|" + "---|" * len(pieces)]
     for row in report["rows"]:
-        lines.append(f"| {row['round']} | {row['policy']} | {row['load']} | " +
-                     " | ".join(f"{row[p]:.1f}" for p in PIECES) + " |")
+        lines.append(f"| {row['round']} | {row['policy']} | {row['load']} | {row['threads'] or '—'} | " +
+                     " | ".join(f"stopped after {row['stopped_s']:.0f} s" if row[p] is None else f"{row[p]:.1f}"
+                                for p in pieces) + " |")
+    if report.get("timeout_s"):
+        lines += ["", f"A cell still running after {report['timeout_s']:.0f} s was stopped: its pieces read *stopped* "
+                      "and take no part in the medians and ratios (—)."]
     return "\n".join(lines) + "\n"
+
+
+def _seconds(value: Optional[float], report: dict) -> str:
+    return f"{value:.1f}" if value is not None else f"stopped (> {report['timeout_s']:.0f})"
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -171,13 +249,29 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--repeats", type=int, default=2, help="interleaved rounds of the four conditions")
     parser.add_argument("--policies", nargs="+", default=list(POLICIES), choices=POLICIES,
                         help="the OpenMP settings compared (the default policy is always included)")
+    parser.add_argument("--slice", choices=tuple(SLICES), default="micro",
+                        help="micro: train, evaluate and merge text-micro; adamerging: the tour's AdaMerging steps "
+                             "and merges on a built text8 suite (--zoo-cache)")
+    parser.add_argument("--zoo-cache", default=None,
+                        help="the cache holding a built text8 suite, for --slice adamerging (only read)")
+    parser.add_argument("--cell-timeout", type=float, default=None,
+                        help="stop a cell still running after this many seconds (its row says so)")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--child-adamerging", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(child(args.child)))
         return 0
+    if args.child_adamerging:
+        print(json.dumps(child_adamerging(args.child_adamerging)))
+        return 0
+    if args.slice == "adamerging" and not args.zoo_cache:
+        parser.error("--slice adamerging needs --zoo-cache, a cache with the text8 suite built (nbmerge zoo build "
+                     "text8 --cache DIR)")
     policies = ["default"] + [p for p in args.policies if p != "default"]
-    report = run(args.repeats, policies)
+    report = run(args.repeats, policies, zoo_cache=args.zoo_cache if args.slice == "adamerging" else None,
+                 timeout=args.cell_timeout)
+    report["command"] = " ".join(["python -m bench.contention", *(sys.argv[1:] if argv is None else argv)])
     write_pair(args.out, report, render(report))
     print(render(report))
     return 0

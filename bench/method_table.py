@@ -50,6 +50,11 @@ def peer_rows() -> dict[str, list[tuple[str, float, float]]]:
     out: dict[str, list] = {}
     fb = _load("peer_fusionbench.json")
     for r in (fb or {}).get("rows", []):
+        if "fusionbench_error" in r:  # FusionBench raised on the shared inputs: no difference, no time
+            error = r["fusionbench_error"].split(":")[0]
+            out.setdefault(r["method"], []).append((f"FusionBench 0.2.33 (raised {error} on the shared inputs)",
+                                                    None, None))
+            continue
         out.setdefault(r["method"], []).append(("FusionBench 0.2.33", r["max_rel_diff"], r["speedup"]))
     baselines = _load("peer_baselines.json")
     for r in (baselines or {}).get("rows", []):
@@ -83,12 +88,15 @@ def peer_rows() -> dict[str, list[tuple[str, float, float]]]:
     return out
 
 
-def _peer_cell(rows: list[tuple[str, Optional[float], float]]) -> tuple[str, str]:
+def _peer_cell(rows: list[tuple[str, Optional[float], Optional[float]]]) -> tuple[str, str]:
     peers, speeds = [], []
     for peer in dict.fromkeys(p for p, _, _ in rows):
         diffs = [d for p, d, _ in rows if p == peer and d is not None]
-        ratio = [s for p, _, s in rows if p == peer]
+        ratio = [s for p, _, s in rows if p == peer and s is not None]
         peers.append(peer + (f": rel. diff ≤ {max(diffs):.1e}" if diffs else ""))
+        if not ratio:
+            speeds.append("—")
+            continue
         low, high = min(ratio), max(ratio)
         speeds.append(f"{low:.2f}×" if abs(high - low) < 0.005 else f"{low:.2f}–{high:.2f}×")
     return "; ".join(peers), "; ".join(speeds)

@@ -6,7 +6,10 @@ more from the neighbour. Measured on a 2-core machine with one busy Python loop 
 (reports/contention.md): one thread per core made it 2.6× slower (training 2.2×, evaluation 2.8×, merges 2.9×);
 as many threads as idle cores kept it at 1.5× of the idle run, about what one core instead of two costs, and cost
 nothing on an idle machine. OpenMP's passive waiting doubled the merges' time on an idle machine
-(reports/contention_policies.md).
+(reports/contention_policies.md). On the tour's own work (AdaMerging's steps and TIES/TSV merges on the text8
+experts, reports/contention_adamerging.md), two threads beside a busy process did worse than one, whether they
+waited passively or spun briefly (a ``GOMP_SPINCOUNT`` of 1,000 or 10,000), and torch's default spin did not finish
+in five times the idle time: as many threads as idle cores stays the policy.
 
 :func:`adapt_threads` samples the CPU counters for a quarter of a second and sets torch's thread count to the
 number of cores that were idle (at least one). It is called where work starts: each ``nbmerge`` command, each zoo

@@ -139,3 +139,25 @@ def test_a_method_away_from_its_floor_is_profiled():
     assert 0 < len(limit["profile"]) <= peer.PROFILE_TOP
     assert all(p["own_s"] >= 0 and p["calls"] > 0 for p in limit["profile"])
     assert limit["profiled_merge_s"] > 0
+
+
+def test_a_job_fusionbench_raised_on_is_a_row_that_says_so(tmp_path, monkeypatch):
+    """FusionBench's ISO-CTS raised LinAlgError in its SVD on the shared inputs: the report and the README's method
+    table name the failure, with nbmerge's own time, and no difference or speed-up is made up for it."""
+    from bench import method_table
+
+    failed = {"job": "iso_cts", "method": "iso_cts", "params": {"scale": 1.0}, "walk": {}, "keys": "all",
+              "nbmerge_s": 3.5, "fusionbench_error": "_LinAlgError: linalg.svd: The algorithm failed to converge"}
+    result = {"config": {"width": 768, "layers": 12, "tasks": 8, "seed": 0, "threads": 2, "wudi_iters": 10,
+                         "wudi_blocks": 1},
+              "versions": {"nbmerge": "0", "torch": "t", "peer_torch": "p", "fusion_bench": "0.2.33",
+                           "python": "3", "machine": "x", "cpu_threads": 2},
+              "date": "today", "rows": [failed]}
+    peer.write_report(result, tmp_path)
+    text = (tmp_path / "peer_fusionbench.md").read_text()
+    assert ("| iso_cts (iso_cts) | scale=1.0 | — | — | — | 3.50 | failed: _LinAlgError: linalg.svd: The algorithm "
+            "failed to converge | — | — | — |") in text
+    monkeypatch.setattr(method_table, "_load", lambda name: result if name == "peer_fusionbench.json" else None)
+    rows = method_table.peer_rows()["iso_cts"]
+    assert rows == [("FusionBench 0.2.33 (raised _LinAlgError on the shared inputs)", None, None)]
+    assert method_table._peer_cell(rows) == ("FusionBench 0.2.33 (raised _LinAlgError on the shared inputs)", "—")

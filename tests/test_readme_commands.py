@@ -380,6 +380,8 @@ PLAN: dict[str, Plan] = {
                                         "ViT-B/32-sized experts: about 15 minutes"),
     "python -m bench.contention": Plan("help", "trains the text-micro suite 8 times beside a busy process: about "
                                                "12 minutes"),
+    "python -m bench.contention --slice adamerging": Plan(
+        "help", "needs a built text8 suite (12 minutes) and runs AdaMerging beside a busy process: about 12 minutes"),
     "python -m bench.method_table --write": Plan(
         "help", "rewrites README.md itself (tests/test_docs.py checks that the table equals what it generates)"),
     # -- reports and notebooks

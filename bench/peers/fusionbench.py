@@ -309,6 +309,8 @@ def run(args) -> dict:
         subprocess.run([str(python), str(SIDE_SCRIPT), str(work), str(spec_path)], check=True,
                        env=dict(os.environ, OMP_NUM_THREADS=str(args.threads)))
     fb_times = json.loads((fb_out / "timings.json").read_text())
+    failures_path = fb_out / "failures.json"
+    fb_failed = json.loads(failures_path.read_text()) if failures_path.exists() else {}
     fb_version = subprocess.run([str(python), "-c", "import torch, importlib.metadata as m; "
                                  "print(torch.__version__, m.version('fusion-bench'))"],
                                 capture_output=True, text=True, check=True).stdout.split()
@@ -328,11 +330,18 @@ def run(args) -> dict:
         start = time.perf_counter()
         ours = nbmerge.merge(method, b, exps, params, walk=WalkOptions(**walk_kw), **kwargs)
         nb_time = time.perf_counter() - start
-        theirs = load_state_dict(fb_out / f"{job['name']}.safetensors")
         row = {"job": job["name"], "method": method, "params": params, "walk": walk_kw,
                "keys": "all" if keys is None or len(keys) == len(base) else f"{len(keys)} keys (first "
-               f"{args.wudi_blocks} block(s))", "nbmerge_s": nb_time, "fusionbench_s": fb_times[job["name"]],
-               **compare(b, ours, theirs)}
+               f"{args.wudi_blocks} block(s))", "nbmerge_s": nb_time}
+        if job["name"] in fb_failed:  # FusionBench raised on these inputs: nothing to compare, said so
+            row["fusionbench_error"] = fb_failed[job["name"]]
+            rows.append(row)
+            print(f"{job['name']:>16}: nbmerge {nb_time:7.2f}s  fusionbench failed: {row['fusionbench_error']}",
+                  flush=True)
+            del ours
+            continue
+        theirs = load_state_dict(fb_out / f"{job['name']}.safetensors")
+        row.update(fusionbench_s=fb_times[job["name"]], **compare(b, ours, theirs))
         row["speedup"] = row["fusionbench_s"] / row["nbmerge_s"]
         if method not in ELEMENTWISE and row["max_abs_diff"] > 0:
             row.update(float64_check(method, params, walk_kw, row["worst_key"], b, exps, grams, ours, theirs))
@@ -405,7 +414,7 @@ def profile_lines(r: dict) -> list[str]:
 
 def limit_section(result: dict) -> list[str]:
     """The table of each method's own limit, the machine's matmul rates and one verdict per method."""
-    rows = [r for r in result["rows"] if "limit" in r]
+    rows = [r for r in result["rows"] if "limit" in r and "fusionbench_error" not in r]
     if not rows:
         return []
     rates = result["matmul_gflops"]
@@ -498,6 +507,10 @@ def write_report(result: dict, out_dir: Path) -> None:
     ]
     for r in result["rows"]:
         params = ", ".join(f"{k}={val}" for k, val in {**r["params"], **r["walk"]}.items())
+        if "fusionbench_error" in r:
+            lines.append(f"| {r['method']} ({r['job']}) | {params} | — | — | — | {r['nbmerge_s']:.2f} | failed: "
+                         f"{r['fusionbench_error']} | — | — | — |")
+            continue
         exact = (f"{r['nbmerge_vs_float64']:.2e} | {r['fusionbench_vs_float64']:.2e}" if "nbmerge_vs_float64" in r
                  else "— | —")
         lines.append(f"| {r['method']} ({r['job']}) | {params} | {r['max_abs_diff']:.2e} | {r['max_rel_diff']:.2e} | "
