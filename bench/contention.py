@@ -62,9 +62,6 @@ ADAMERGING_WARM, ADAMERGING_STEPS = 3, 12
 
 def child_adamerging(zoo_cache: str) -> dict:
     """The tour's slice in this process: AdaMerging's Adam steps and TIES/TSV merges on the built text8 suite."""
-    import torch
-
-    from nbmerge.engine.merging import merge
     from nbmerge.pools.zoo import load_models, load_zoo
     from nbmerge.threads import adapt_threads
     from nbmerge.tune.adamerging import AdaMergingSettings, learn_coefficients, validation_inputs
@@ -76,20 +73,11 @@ def child_adamerging(zoo_cache: str) -> dict:
     learn_coefficients(zoo.arch, zoo.heads(), validation_inputs(zoo), base, experts,
                        AdaMergingSettings(steps=ADAMERGING_WARM + ADAMERGING_STEPS),
                        progress=lambda step, loss: stamps.append(time.perf_counter()), log=lambda *_: None)
-    times = {"adamerging": stamps[-1] - stamps[ADAMERGING_WARM - 1]}
-    start = time.perf_counter()
-    for _ in range(2):
-        merge("ties", base, experts)
-        merge("tsv", base, experts)
-    times["merge"] = time.perf_counter() - start
-    times["threads"] = torch.get_num_threads()
-    return times
+    return {"adamerging": stamps[-1] - stamps[ADAMERGING_WARM - 1], **_merges(base, experts, 2)}
 
 
 def child(cache: str) -> dict:
     """One slice of the main job in this process: the seconds each piece took."""
-    import torch
-
     from nbmerge.engine.merging import merge
     from nbmerge.pools.build import build_zoo
     from nbmerge.pools.zoo import load_models, load_zoo
@@ -108,13 +96,20 @@ def child(cache: str) -> dict:
     for alpha in (0.2, 0.4, 0.6, 0.8, 1.0):
         evaluator.evaluate(merge("task_arithmetic", base, experts, {"scale": alpha}))
     times["evaluate"] = time.perf_counter() - start
+    return {**times, **_merges(base, experts, 5)}
+
+
+def _merges(base, experts, rounds: int) -> dict:
+    """The merge piece: TIES and TSV ``rounds`` times each, and the threads torch computed with."""
+    import torch
+
+    from nbmerge.engine.merging import merge
+
     start = time.perf_counter()
-    for _ in range(5):
+    for _ in range(rounds):
         merge("ties", base, experts)
         merge("tsv", base, experts)
-    times["merge"] = time.perf_counter() - start
-    times["threads"] = torch.get_num_threads()
-    return times
+    return {"merge": time.perf_counter() - start, "threads": torch.get_num_threads()}
 
 
 def run_condition(policy: str, load: str, zoo_cache: Optional[str] = None, timeout: Optional[float] = None

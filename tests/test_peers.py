@@ -9,6 +9,15 @@ from bench.peers import fusionbench as peer
 from nbmerge.testing import openclip_vit_shapes, random_experts, random_model
 
 
+def run_result(rows):
+    """A fabricated run of the harness (ViT-B/32 shapes, 8 tasks, 2 threads) with these rows."""
+    return {"config": {"width": 768, "layers": 12, "tasks": 8, "seed": 0, "threads": 2, "wudi_iters": 10,
+                       "wudi_blocks": 1},
+            "versions": {"nbmerge": "0", "torch": "t", "peer_torch": "p", "fusion_bench": "0.2.33",
+                         "python": "3", "machine": "x", "cpu_threads": 2},
+            "date": "today", "rows": rows}
+
+
 def test_every_peer_job_is_a_valid_nbmerge_call():
     for job in peer.jobs(iters=3, wudi_keys=["k"]):
         method, params, walk = job["nb"]
@@ -31,11 +40,7 @@ def test_compare_reports_difference_relative_to_the_update():
 def test_report_is_written_with_every_row(tmp_path):
     row = {"job": "tsv", "method": "tsv", "params": {"scale": 1.0}, "walk": {}, "keys": "all", "nbmerge_s": 1.0,
            "fusionbench_s": 2.0, "speedup": 2.0, "max_abs_diff": 1e-7, "max_rel_diff": 1e-6, "worst_key": "w"}
-    result = {"config": {"width": 768, "layers": 12, "tasks": 8, "seed": 0, "threads": 2, "wudi_iters": 10,
-                         "wudi_blocks": 1},
-              "versions": {"nbmerge": "0", "torch": "t", "peer_torch": "p", "fusion_bench": "0.2.33",
-                           "python": "3", "machine": "x", "cpu_threads": 2},
-              "date": "today", "rows": [row]}
+    result = run_result([row])
     peer.write_report(result, tmp_path)
     text = (tmp_path / "peer_fusionbench.md").read_text()
     assert "| tsv (tsv) | scale=1.0 | 1.00e-07 | 1.00e-06 | `w` | 1.00 | 2.00 | 2.00× | — | — |" in text
@@ -148,11 +153,7 @@ def test_a_job_fusionbench_raised_on_is_a_row_that_says_so(tmp_path, monkeypatch
 
     failed = {"job": "iso_cts", "method": "iso_cts", "params": {"scale": 1.0}, "walk": {}, "keys": "all",
               "nbmerge_s": 3.5, "fusionbench_error": "_LinAlgError: linalg.svd: The algorithm failed to converge"}
-    result = {"config": {"width": 768, "layers": 12, "tasks": 8, "seed": 0, "threads": 2, "wudi_iters": 10,
-                         "wudi_blocks": 1},
-              "versions": {"nbmerge": "0", "torch": "t", "peer_torch": "p", "fusion_bench": "0.2.33",
-                           "python": "3", "machine": "x", "cpu_threads": 2},
-              "date": "today", "rows": [failed]}
+    result = run_result([failed])
     peer.write_report(result, tmp_path)
     text = (tmp_path / "peer_fusionbench.md").read_text()
     assert ("| iso_cts (iso_cts) | scale=1.0 | — | — | — | 3.50 | failed: _LinAlgError: linalg.svd: The algorithm "
