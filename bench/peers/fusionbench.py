@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import ctypes
+import ctypes.util
+import gc
 import hashlib
 import json
 import os
@@ -274,10 +277,14 @@ def profile_merge(method, params, walk_kw, base, experts, grams) -> tuple[list, 
              "own_s": own} for (file, line, function), (_, calls, own, _, _) in top], seconds
 
 
-def own_limit(job, base, experts, grams, nb_time) -> dict:
-    """The method's floor and, where nbmerge is not near it, the profile of where the rest of its time goes."""
+def own_limit(job, base, experts, grams, nb_time, repeats: int = 1) -> dict:
+    """The method's floor (the fastest of ``repeats`` timings, as the merges' own times are) and, where nbmerge is
+    not near it, the profile of where the rest of its time goes."""
     method, params, walk_kw = job["nb"]
-    limit = LIMITS[method](base, experts, params, grams)
+    tries = [LIMITS[method](base, experts, params, grams) for _ in range(repeats)]
+    limit = min(tries, key=lambda t: t["limit_s"])
+    if repeats > 1:
+        limit["limit_runs"] = [t["limit_s"] for t in tries]
     if nb_time > AT_LIMIT * limit["limit_s"]:
         limit["profile"], limit["profiled_merge_s"] = profile_merge(method, params, walk_kw, base, experts, grams)
     return {"limit": limit}
@@ -287,7 +294,57 @@ def matmul_rates() -> dict:
     return {"float32": matmul_rate(torch.float32), "float64": matmul_rate(torch.float64)}
 
 
+def fusionbench_round(python: Path, work: Path, job_list: list[dict], threads: int, *, save: set,
+                      timings_file: str) -> None:
+    """One run of FusionBench's side over ``job_list`` in its own process: every job timed into
+    ``fusionbench/<timings_file>``, the merged weights written for the jobs in ``save``."""
+    spec = {"threads": threads, "timings_file": timings_file,
+            "jobs": [dict(j["fb"], name=j["name"], keys=j.get("keys"), save=j["name"] in save) for j in job_list]}
+    spec_path = work / "fusionbench_jobs.json"
+    if timings_file != "timings.json":  # a round's own times: none left from an earlier run
+        (work / "fusionbench" / timings_file).unlink(missing_ok=True)
+    atomic_write_text(spec_path, json.dumps(spec))
+    subprocess.run([str(python), str(SIDE_SCRIPT), str(work), str(spec_path)], check=True,
+                   env=dict(os.environ, OMP_NUM_THREADS=str(threads)))
+
+
+def release_memory() -> None:
+    """Give this process's freed memory back to the system before FusionBench's process runs beside it: glibc keeps
+    the freed heap of the last merges (its mmap threshold grows after large frees), which left too little for
+    FusionBench's TIES on a 24 GB machine."""
+    gc.collect()
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to trim
+        pass
+
+
+def peer_versions(python: Path) -> list[str]:
+    """[torch's version, fusion-bench's version] in the peer venv."""
+    return subprocess.run([str(python), "-c", "import torch, importlib.metadata as m; "
+                           "print(torch.__version__, m.version('fusion-bench'))"],
+                          capture_output=True, text=True, check=True).stdout.split()
+
+
+def job_inputs(job: dict, base: dict, experts: list) -> tuple[list[str], dict, list]:
+    keys = job.get("keys") or list(base)
+    return keys, {k: base[k] for k in keys}, [{k: e[k] for k in keys} for e in experts]
+
+
+def time_nbmerge(job: dict, base: dict, experts: list, grams) -> tuple[dict, float]:
+    """nbmerge's merge of ``job`` from in-memory experts: (the merged weights, seconds)."""
+    method, params, walk_kw = job["nb"]
+    _, b, exps = job_inputs(job, base, experts)
+    kwargs = {"grams": grams} if method == "regmean" else {}
+    start = time.perf_counter()
+    ours = nbmerge.merge(method, b, exps, params, walk=WalkOptions(**walk_kw), **kwargs)
+    return ours, time.perf_counter() - start
+
+
 def run(args) -> dict:
+    """Both sides on the same inputs. With ``--repeats R`` above 1 each side runs R times, interleaved (FusionBench's
+    process, then nbmerge's merges, the order swapped every other round) and each time is the best of its R runs:
+    on a machine whose speed drifts, one run of each side compares two moments as much as two tools."""
     torch.set_num_threads(args.threads)
     load_start = os.getloadavg()
     width, layers = (64, 2) if args.small else (768, 12)
@@ -300,63 +357,100 @@ def run(args) -> dict:
 
     python = ensure_peer_venv(Path(args.peer_dir))
     fb_out = work / "fusionbench"
-    todo = [j for j in job_list if args.rerun or not (fb_out / f"{j['name']}.safetensors").exists()]
-    if todo:
-        spec = {"threads": args.threads, "jobs": [dict(j["fb"], name=j["name"], keys=j.get("keys"))
-                                                  for j in todo]}
-        spec_path = work / "fusionbench_jobs.json"
-        spec_path.write_text(json.dumps(spec))
-        subprocess.run([str(python), str(SIDE_SCRIPT), str(work), str(spec_path)], check=True,
-                       env=dict(os.environ, OMP_NUM_THREADS=str(args.threads)))
-    fb_times = json.loads((fb_out / "timings.json").read_text())
-    failures_path = fb_out / "failures.json"
-    fb_failed = json.loads(failures_path.read_text()) if failures_path.exists() else {}
-    fb_version = subprocess.run([str(python), "-c", "import torch, importlib.metadata as m; "
-                                 "print(torch.__version__, m.version('fusion-bench'))"],
-                                capture_output=True, text=True, check=True).stdout.split()
+    missing = {j["name"] for j in job_list if args.rerun or not (fb_out / f"{j['name']}.safetensors").exists()}
+    fb_version = peer_versions(python)
 
-    base = load_state_dict(work / "base.safetensors")
-    experts = [load_state_dict(p) for p in sorted((work / "experts").glob("*.safetensors"))]
-    gram_files = sorted((work / "grams").glob("*.safetensors"))
-    grams = [load_state_dict(p) for p in gram_files]
-    rows = []
+    inputs: dict = {}
+
+    def load_inputs() -> tuple[dict, list, list]:
+        """The base, the experts and the Grams, loaded while nbmerge's side needs them (on a 24 GB machine they
+        cannot stay in this process while FusionBench's runs beside it)."""
+        if not inputs:
+            inputs.update(base=load_state_dict(work / "base.safetensors"),
+                          experts=[load_state_dict(p) for p in sorted((work / "experts").glob("*.safetensors"))],
+                          grams=[load_state_dict(p) for p in sorted((work / "grams").glob("*.safetensors"))])
+        return inputs["base"], inputs["experts"], inputs["grams"]
+
+    repeats = args.repeats
+    fb_runs: dict[str, list] = {j["name"]: [] for j in job_list}
+    nb_runs: dict[str, list] = {j["name"]: [] for j in job_list}
+    rows: dict[str, dict] = {}
     rates_start = matmul_rates()
-    for job in job_list:
-        method, params, walk_kw = job["nb"]
-        keys = job.get("keys") or list(base)
-        b = {k: base[k] for k in keys}
-        exps = [{k: e[k] for k in keys} for e in experts]
-        kwargs = {"grams": grams} if method == "regmean" else {}
-        start = time.perf_counter()
-        ours = nbmerge.merge(method, b, exps, params, walk=WalkOptions(**walk_kw), **kwargs)
-        nb_time = time.perf_counter() - start
-        row = {"job": job["name"], "method": method, "params": params, "walk": walk_kw,
-               "keys": "all" if keys is None or len(keys) == len(base) else f"{len(keys)} keys (first "
-               f"{args.wudi_blocks} block(s))", "nbmerge_s": nb_time}
-        if job["name"] in fb_failed:  # FusionBench raised on these inputs: nothing to compare, said so
-            row["fusionbench_error"] = fb_failed[job["name"]]
-            rows.append(row)
-            print(f"{job['name']:>16}: nbmerge {nb_time:7.2f}s  fusionbench failed: {row['fusionbench_error']}",
-                  flush=True)
+
+    def fusionbench_side(round_: int) -> None:
+        inputs.clear()
+        release_memory()
+        with open("/proc/self/statm") as handle:
+            resident = int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        print(f"FusionBench's side, round {round_ + 1} of {repeats} (this process holds {resident / 1e9:.1f} GB)",
+              flush=True)
+        if repeats == 1:  # one run: FusionBench only where its output is missing (or --rerun), times kept
+            if missing:
+                fusionbench_round(python, work, [j for j in job_list if j["name"] in missing], args.threads,
+                                  save=missing, timings_file="timings.json")
+            times = json.loads((fb_out / "timings.json").read_text())
+        else:
+            failed = json.loads(failures_path.read_text()) if failures_path.exists() and round_ else {}
+            todo = [j for j in job_list if j["name"] not in failed]
+            fusionbench_round(python, work, todo, args.threads, save=missing if round_ == 0 else set(),
+                              timings_file=f"timings-round{round_}.json")
+            times = json.loads((fb_out / f"timings-round{round_}.json").read_text())
+        for name in fb_runs:
+            if name in times:
+                fb_runs[name].append(times[name])
+
+    def nbmerge_side(round_: int, compare_now: bool) -> None:
+        failed = json.loads(failures_path.read_text()) if failures_path.exists() else {}
+        inputs.clear()  # fresh tensors every round, as a new process would read: nbmerge checks a Gram once per
+        release_memory()  # tensor it has not seen, so reused inputs would skip RegMean's checks after round 1
+        base, experts, grams = load_inputs()
+        for job in job_list:
+            ours, seconds = time_nbmerge(job, base, experts, grams)
+            nb_runs[job["name"]].append(seconds)
+            print(f"{job['name']:>16}: nbmerge {seconds:7.2f}s (round {round_ + 1} of {repeats})", flush=True)
+            if compare_now:
+                rows[job["name"]] = compare_row(job, base, experts, grams, ours, failed, fb_out, args)
             del ours
-            continue
-        theirs = load_state_dict(fb_out / f"{job['name']}.safetensors")
-        row.update(fusionbench_s=fb_times[job["name"]], **compare(b, ours, theirs))
-        row["speedup"] = row["fusionbench_s"] / row["nbmerge_s"]
-        if method not in ELEMENTWISE and row["max_abs_diff"] > 0:
-            row.update(float64_check(method, params, walk_kw, row["worst_key"], b, exps, grams, ours, theirs))
-        del ours, theirs
-        rows.append(row)
-        print(f"{job['name']:>16}: max rel diff {row['max_rel_diff']:.2e}  nbmerge {nb_time:7.2f}s  "
-              f"fusionbench {row['fusionbench_s']:7.2f}s  ({row['speedup']:.2f}x)", flush=True)
-        if method in LIMITS:
-            row.update(own_limit(job, b, exps, grams, nb_time))
-            floor = row["limit"]["limit_s"]
-            print(f"{'':>16}  own limit {floor:7.2f}s  (nbmerge {nb_time / floor:.2f}x it, fusionbench "
-                  f"{row['fusionbench_s'] / floor:.2f}x)", flush=True)
+
+    failures_path = fb_out / "failures.json"
+    for round_ in range(repeats):
+        fusionbench_first = round_ % 2 == 0  # round 1 always: its outputs are compared in the same round
+        if fusionbench_first:
+            fusionbench_side(round_)
+        nbmerge_side(round_, compare_now=round_ == 0)
+        if not fusionbench_first:
+            fusionbench_side(round_)
+
+    base, experts, grams = load_inputs()
+    out_rows = []
+    for job in job_list:
+        row = rows[job["name"]]
+        row["nbmerge_s"] = min(nb_runs[job["name"]])
+        if repeats > 1:
+            row["nbmerge_runs"] = nb_runs[job["name"]]
+        if "fusionbench_error" not in row and not fb_runs[job["name"]]:
+            row["fusionbench_error"] = "raised in every timing run (its earlier output was compared)"
+        if "fusionbench_error" not in row:
+            row["fusionbench_s"] = min(fb_runs[job["name"]])
+            if repeats > 1:
+                row["fusionbench_runs"] = fb_runs[job["name"]]
+                if len(fb_runs[job["name"]]) < repeats:  # raised in a later round: said, not hidden
+                    row["fusionbench_failed_rounds"] = repeats - len(fb_runs[job["name"]])
+            row["speedup"] = row["fusionbench_s"] / row["nbmerge_s"]
+            print(f"{job['name']:>16}: nbmerge {row['nbmerge_s']:7.2f}s  fusionbench {row['fusionbench_s']:7.2f}s "
+                  f" ({row['speedup']:.2f}x{', best of ' + str(repeats) if repeats > 1 else ''})", flush=True)
+            method = job["nb"][0]
+            if method in LIMITS:
+                _, b, exps = job_inputs(job, base, experts)
+                row.update(own_limit(job, b, exps, grams, row["nbmerge_s"], repeats))
+                floor = row["limit"]["limit_s"]
+                print(f"{'':>16}  own limit {floor:7.2f}s  (nbmerge {row['nbmerge_s'] / floor:.2f}x it, "
+                      f"fusionbench {row['fusionbench_s'] / floor:.2f}x)", flush=True)
+        out_rows.append(row)
     return {
         "config": {"width": width, "layers": layers, "tasks": args.tasks, "seed": args.seed,
-                   "threads": args.threads, "wudi_iters": args.wudi_iters, "wudi_blocks": args.wudi_blocks},
+                   "threads": args.threads, "wudi_iters": args.wudi_iters, "wudi_blocks": args.wudi_blocks,
+                   "repeats": repeats},
         "versions": {"nbmerge": nbmerge.__version__, "torch": torch.__version__, "peer_torch": fb_version[0],
                      "fusion_bench": fb_version[1], "python": platform.python_version(),
                      "machine": platform.machine(), "cpu_threads": args.threads},
@@ -364,8 +458,27 @@ def run(args) -> dict:
         "not_run": [j["name"] for j in jobs(args.wudi_iters, wudi_keys) if j not in job_list],
         "load_average": {"start": load_start[0], "end": os.getloadavg()[0]},
         "matmul_gflops": {"start": rates_start, "end": matmul_rates()},
-        "rows": rows,
+        "rows": out_rows,
     }
+
+
+def compare_row(job, base, experts, grams, ours, failed, fb_out: Path, args) -> dict:
+    """The row of one job: what was run, and how far nbmerge's weights are from FusionBench's (or FusionBench's
+    error); the times are added once every round has run."""
+    method, params, walk_kw = job["nb"]
+    keys, b, exps = job_inputs(job, base, experts)
+    row = {"job": job["name"], "method": method, "params": params, "walk": walk_kw,
+           "keys": "all" if len(keys) == len(base) else f"{len(keys)} keys (first {args.wudi_blocks} block(s))"}
+    if job["name"] in failed:  # FusionBench raised on these inputs: nothing to compare, said so
+        row["fusionbench_error"] = failed[job["name"]]
+        print(f"{job['name']:>16}: fusionbench failed: {row['fusionbench_error']}", flush=True)
+        return row
+    theirs = load_state_dict(fb_out / f"{job['name']}.safetensors")
+    row.update(compare(b, ours, theirs))
+    if method not in ELEMENTWISE and row["max_abs_diff"] > 0:
+        row.update(float64_check(method, params, walk_kw, row["worst_key"], b, exps, grams, ours, theirs))
+    print(f"{job['name']:>16}: max rel diff {row['max_rel_diff']:.2e}", flush=True)
+    return row
 
 
 DIFFERENCES = """\
@@ -427,7 +540,10 @@ def limit_section(result: dict) -> list[str]:
         "avoid, with the same torch calls on the same shapes as nbmerge's kernel (`bench/peers/fusionbench.py`, "
         "`LIMITS`) and nothing around them. ISO-C and ISO-CTS decompose through a float64 Gram and its symmetric "
         "eigendecomposition (`nbmerge/engine/linalg.py`), RegMean solves by Cholesky; the floor of a method is the "
-        "sum of those times over its matrices. FLOPs are nominal (Gram 2mn², eigendecomposition with vectors 9n³, "
+        "sum of those times over its matrices"
+        + (f", the fastest of {result['config']['repeats']} timings (every one in the JSON)"
+           if result["config"].get("repeats", 1) > 1 else "")
+        + ". FLOPs are nominal (Gram 2mn², eigendecomposition with vectors 9n³, "
         "Cholesky n³/3 and its two triangular solves 2mn², reduced SVD min(14mn² + 8n³, 6mn² + 20n³)); the last "
         "column compares their rate with a 2048³ matmul of the same dtype timed in this run "
         f"(float32 {rates['start']['float32']:.0f} / {rates['end']['float32']:.0f} GFLOP/s, float64 "
@@ -474,10 +590,19 @@ def limit_section(result: dict) -> list[str]:
     return lines + [""]
 
 
+def runs(row: dict) -> str:
+    """Every run of a repeated row, nbmerge's then FusionBench's (and how many of FusionBench's raised)."""
+    ours = ", ".join(f"{t:.2f}" for t in row.get("nbmerge_runs", []))
+    theirs = ", ".join(f"{t:.2f}" for t in row.get("fusionbench_runs", [])) or "—"
+    failed = row.get("fusionbench_failed_rounds")
+    return f"{ours} / {theirs}" + (f" ({failed} raised)" if failed else "")
+
+
 def write_report(result: dict, out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out_dir / "peer_fusionbench.json", json.dumps(result, indent=1))
     c, v = result["config"], result["versions"]
+    repeated = c.get("repeats", 1) > 1
     lines = [
         "# nbmerge vs FusionBench: same inputs, side by side",
         "",
@@ -494,7 +619,12 @@ def write_report(result: dict, out_dir: Path) -> None:
         "loop costs about T·d_out²·d_in per step and tensor, hours for the whole model at 300 steps on 2 cores.",
         "",
         "Wall time: nbmerge from in-memory experts (task vectors, merge, θ₀ + α·τ); FusionBench the same "
-        "(`state_dict_sub`, the merge function, `state_dict_add`), not counting file loading. Relative difference: "
+        "(`state_dict_sub`, the merge function, `state_dict_add`), not counting file loading. "
+        + (f"Each side ran {c['repeats']} times, interleaved: FusionBench's process over every job, then nbmerge's "
+           "merges, the order swapped every other round; a time is the best of its runs, and the last column lists "
+           "every run (nbmerge / FusionBench). " if c.get("repeats", 1) > 1 else
+           "One run per side: on a machine whose speed drifts this is one draw (`--repeats` interleaves more). ")
+        + "Relative difference: "
         "max over tensors of max|θ_nbmerge − θ_FusionBench| / max|θ_FusionBench − θ₀| (relative to the merged update).",
         "",
         *([f"Not run this time (`--only`): {', '.join(result['not_run'])}.", ""] if result.get("not_run") else []),
@@ -502,20 +632,20 @@ def write_report(result: dict, out_dir: Path) -> None:
         "against it (same relative scale): the last two columns say which side carries the float32 round-off.",
         "",
         "| method | parameters | max abs diff | max rel diff | worst tensor | nbmerge s | FusionBench s | speed-up "
-        "| nbmerge vs fp64 | FusionBench vs fp64 |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| nbmerge vs fp64 | FusionBench vs fp64 |" + (" every run, s |" if repeated else ""),
+        "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if repeated else ""),
     ]
     for r in result["rows"]:
         params = ", ".join(f"{k}={val}" for k, val in {**r["params"], **r["walk"]}.items())
         if "fusionbench_error" in r:
             lines.append(f"| {r['method']} ({r['job']}) | {params} | — | — | — | {r['nbmerge_s']:.2f} | failed: "
-                         f"{r['fusionbench_error']} | — | — | — |")
+                         f"{r['fusionbench_error']} | — | — | — |" + (f" {runs(r)} |" if repeated else ""))
             continue
         exact = (f"{r['nbmerge_vs_float64']:.2e} | {r['fusionbench_vs_float64']:.2e}" if "nbmerge_vs_float64" in r
                  else "— | —")
         lines.append(f"| {r['method']} ({r['job']}) | {params} | {r['max_abs_diff']:.2e} | {r['max_rel_diff']:.2e} | "
                      f"`{r['worst_key']}` | {r['nbmerge_s']:.2f} | {r['fusionbench_s']:.2f} | {r['speedup']:.2f}× "
-                     f"| {exact} |")
+                     f"| {exact} |" + (f" {runs(r)} |" if repeated else ""))
     lines += ["", *limit_section(result), DIFFERENCES]
     atomic_write_text(out_dir / "peer_fusionbench.md", "\n".join(lines) + "\n")
 
@@ -530,11 +660,16 @@ def main(argv=None) -> int:
     parser.add_argument("--wudi-blocks", type=int, default=1)
     parser.add_argument("--only", nargs="*", help="job names to run")
     parser.add_argument("--rerun", action="store_true", help="recompute FusionBench outputs")
+    parser.add_argument("--repeats", type=int, default=2,
+                        help="runs per side, interleaved; each time is the best of its runs (1: one run, and "
+                             "FusionBench's cached outputs and times are reused)")
     parser.add_argument("--peer-dir", default=os.environ.get("NBMERGE_PEER_DIR",
                                                              str(Path.home() / ".cache" / "nbmerge" / "peers")))
     parser.add_argument("--work-dir", default=None)
     parser.add_argument("--out", default="reports", help="folder for peer_fusionbench.{md,json}")
     args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error(f"--repeats must be at least 1, got {args.repeats}")
     result = run(args)
     result["command"] = " ".join(["python -m bench.peers.fusionbench", *(sys.argv[1:] if argv is None else argv)])
     write_report(result, Path(args.out))

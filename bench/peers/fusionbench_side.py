@@ -3,8 +3,9 @@
 Usage: <fusionbench-python> fusionbench_side.py WORKDIR JOBS_JSON
 Reads WORKDIR/base.safetensors, WORKDIR/experts/*.safetensors (sorted), WORKDIR/grams/*.safetensors;
 for each job runs the FusionBench function the same way its algorithm class does (task vectors from
-state_dict_sub, merge, θ₀ + α·τ), writes WORKDIR/fusionbench/<job>.safetensors and appends the timing to
-WORKDIR/fusionbench/timings.json. Wall time covers task-vector computation, the merge and the final addition
+state_dict_sub, merge, θ₀ + α·τ), writes WORKDIR/fusionbench/<job>.safetensors (unless the job says
+"save": false, a run for timing only) and appends the timing to WORKDIR/fusionbench/timings.json (or the
+spec's "timings_file"). Wall time covers task-vector computation, the merge and the final addition
 (not file loading); stdout from FusionBench's prints is discarded.
 """
 
@@ -130,7 +131,7 @@ def main(workdir, jobs_json):
     expert_paths = sorted((work / "experts").glob("*.safetensors"))
     out_dir = work / "fusionbench"
     out_dir.mkdir(exist_ok=True)
-    timings_path = out_dir / "timings.json"
+    timings_path = out_dir / jobs.get("timings_file", "timings.json")
     timings = json.loads(timings_path.read_text()) if timings_path.exists() else {}
     failures_path = out_dir / "failures.json"
     failures = json.loads(failures_path.read_text()) if failures_path.exists() else {}
@@ -153,6 +154,9 @@ def main(workdir, jobs_json):
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
                 merged, per_task, elapsed = run_job(method, params, keys, b, exps, grams)
         except torch.linalg.LinAlgError as err:  # FusionBench's own failure: recorded, the other jobs go on
+            if not job.get("save", True):  # a timing-only run: no time for it, the first run's record stands
+                print(f"fusionbench {name}: failed in a timing run ({type(err).__name__})", flush=True)
+                continue
             failures[name] = f"{type(err).__name__}: {' '.join(str(err).split())}"
             failures_path.write_text(json.dumps(failures, indent=1))
             timings.pop(name, None)
@@ -160,9 +164,14 @@ def main(workdir, jobs_json):
             (out_dir / f"{name}.safetensors").unlink(missing_ok=True)
             print(f"fusionbench {name}: failed ({failures[name]})", flush=True)
             continue
+        del exps
+        timings[name] = elapsed
+        timings_path.write_text(json.dumps(timings, indent=1))
+        print(f"fusionbench {name}: {elapsed:.2f}s", flush=True)
+        if not job.get("save", True):
+            continue
         failures.pop(name, None)
         failures_path.write_text(json.dumps(failures, indent=1))
-        del exps
         outputs = {name: merged} if merged is not None else {f"{name}_t{t}": m for t, m in enumerate(per_task)}
         for out_name, state in outputs.items():
             tmp = out_dir / f".{out_name}.safetensors.tmp"
@@ -170,9 +179,6 @@ def main(workdir, jobs_json):
             tmp.replace(out_dir / f"{out_name}.safetensors")
         del merged, outputs
         per_task = None
-        timings[name] = elapsed
-        timings_path.write_text(json.dumps(timings, indent=1))
-        print(f"fusionbench {name}: {elapsed:.2f}s", flush=True)
 
 
 if __name__ == "__main__":
