@@ -357,19 +357,22 @@ def run(args) -> dict:
 
     python = ensure_peer_venv(Path(args.peer_dir))
     fb_out = work / "fusionbench"
+    failures_path = fb_out / "failures.json"
     missing = {j["name"] for j in job_list if args.rerun or not (fb_out / f"{j['name']}.safetensors").exists()}
     fb_version = peer_versions(python)
 
-    inputs: dict = {}
-
     def load_inputs() -> tuple[dict, list, list]:
-        """The base, the experts and the Grams, loaded while nbmerge's side needs them (on a 24 GB machine they
-        cannot stay in this process while FusionBench's runs beside it)."""
-        if not inputs:
-            inputs.update(base=load_state_dict(work / "base.safetensors"),
-                          experts=[load_state_dict(p) for p in sorted((work / "experts").glob("*.safetensors"))],
-                          grams=[load_state_dict(p) for p in sorted((work / "grams").glob("*.safetensors"))])
-        return inputs["base"], inputs["experts"], inputs["grams"]
+        """The base, the experts and the Grams, read afresh: every nbmerge side gets new tensors, as a new process
+        would (nbmerge checks a Gram once per tensor it has not seen, so reused inputs would skip RegMean's checks
+        after round 1), and holds them only while it runs (on a 24 GB machine they cannot stay in this process while
+        FusionBench's runs beside it)."""
+        return (load_state_dict(work / "base.safetensors"),
+                [load_state_dict(p) for p in sorted((work / "experts").glob("*.safetensors"))],
+                [load_state_dict(p) for p in sorted((work / "grams").glob("*.safetensors"))])
+
+    def read_failures() -> dict:
+        """FusionBench's recorded failures: job name → its error."""
+        return json.loads(failures_path.read_text()) if failures_path.exists() else {}
 
     repeats = args.repeats
     fb_runs: dict[str, list] = {j["name"]: [] for j in job_list}
@@ -378,7 +381,6 @@ def run(args) -> dict:
     rates_start = matmul_rates()
 
     def fusionbench_side(round_: int) -> None:
-        inputs.clear()
         release_memory()
         with open("/proc/self/statm") as handle:
             resident = int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -390,7 +392,7 @@ def run(args) -> dict:
                                   save=missing, timings_file="timings.json")
             times = json.loads((fb_out / "timings.json").read_text())
         else:
-            failed = json.loads(failures_path.read_text()) if failures_path.exists() and round_ else {}
+            failed = read_failures() if round_ else {}
             todo = [j for j in job_list if j["name"] not in failed]
             fusionbench_round(python, work, todo, args.threads, save=missing if round_ == 0 else set(),
                               timings_file=f"timings-round{round_}.json")
@@ -400,9 +402,7 @@ def run(args) -> dict:
                 fb_runs[name].append(times[name])
 
     def nbmerge_side(round_: int, compare_now: bool) -> None:
-        failed = json.loads(failures_path.read_text()) if failures_path.exists() else {}
-        inputs.clear()  # fresh tensors every round, as a new process would read: nbmerge checks a Gram once per
-        release_memory()  # tensor it has not seen, so reused inputs would skip RegMean's checks after round 1
+        failed = read_failures()
         base, experts, grams = load_inputs()
         for job in job_list:
             ours, seconds = time_nbmerge(job, base, experts, grams)
@@ -412,7 +412,6 @@ def run(args) -> dict:
                 rows[job["name"]] = compare_row(job, base, experts, grams, ours, failed, fb_out, args)
             del ours
 
-    failures_path = fb_out / "failures.json"
     for round_ in range(repeats):
         fusionbench_first = round_ % 2 == 0  # round 1 always: its outputs are compared in the same round
         if fusionbench_first:
