@@ -241,3 +241,8 @@ def test_the_gpu_check_script_calls_what_exists():
         flags = re.findall(r"(--[a-z-]+)", line.split(f"-m {module} ", 1)[1])
         source = Path(parser_of.__code__.co_filename).read_text()
         assert all(f'"{flag}"' in source for flag in flags), (module, flags)
+    # the tests it runs exist and its -k selects one
+    line = next(l for l in text.splitlines() if "-m pytest" in l)
+    target = re.search(r"(tests/\S+\.py) -k (\w+)", line)
+    test_file = script.parents[1] / target.group(1)
+    assert re.search(rf"def test_\w*{target.group(2)}\w*\(", test_file.read_text())

@@ -34,7 +34,9 @@ import torch
 
 from ..errors import CheckpointError, MethodError, NbmergeWarning, NumericalError
 from .io import Source, StateDict, TensorSource, as_source
+from . import staging
 from .linalg import LowRank
+from .staging import DeviceInputs
 from .walk_options import FALLBACKS, MATRIX_RULES, QKV_MODES, WalkOptions  # noqa: F401 (re-exported)
 
 _QKV_SEPARATE = re.compile(r"^(?P<prefix>.*)\.(?P<which>[qkv])_proj\.weight$")
@@ -158,6 +160,8 @@ class ModelView:
         self.experts = [as_source(e, f"expert {i}", base=self.base) for i, e in enumerate(experts)]
         self.T = len(self.experts)
         self.device = walk.device
+        #: on a GPU, the inputs' tensors copied there through pinned buffers and kept while they fit (None: the CPU)
+        self.inputs = DeviceInputs(self.device) if staging.staged(self.device) else None
         excluded = _compile(walk.exclude, "exclude")
         self.excluded = {k for k in self.base.keys() if any(p.search(k) for p in excluded)}
         self.keys = [k for k in self.base.keys() if k not in self.excluded]
@@ -255,7 +259,11 @@ class ModelView:
     def _load_owned(self, source: TensorSource, key: str, dtype: torch.dtype) -> tuple[torch.Tensor, bool]:
         """The tensor in ``dtype`` on the compute device, and whether it is a new tensor (a conversion or a copy
         made here) that the caller may overwrite, rather than the source's own (an in-memory state dict's)."""
-        raw = source.get(key)
+        if self.inputs is not None:  # through the pinned buffers; a kept copy is converted, or handed out not owned
+            stored = None if self.inputs.has(source, key) else source.get(key)
+            raw = self.inputs.get(source, key, stored, keep=False).view(source.shape(key))
+        else:
+            raw = source.get(key)
         tensor = raw.to(device=self.device, dtype=dtype)
         if self.walk.check_finite and not all_finite(tensor):
             raise NumericalError(f"{source.name}: tensor {key!r} contains NaN or Inf")
@@ -289,11 +297,17 @@ class ModelView:
         n = math.prod(self.base.shape(key))
         size = size or chunk_entries(self.device)
         sources = [self.base, *self.experts]
-        raws = [_stored(source, key).reshape(-1) for source in sources]
-        _populate(sources, key)
+        raws = self._device_inputs(key, sources) if self.inputs is not None else \
+            [_stored(source, key).reshape(-1) for source in sources]
+        if self.inputs is None:
+            _populate(sources, key)
         width = min(size, max(n, 1))
         buffers = [torch.empty(width, dtype=dtype, device=self.device) for _ in sources]
         stream = self.chunk_transform(key=key, tasks=list(range(self.T)), numel=n) if self.chunk_transform else None
+        check = check and self.walk.check_finite
+        # On a GPU the check is one flag on the device, read once after the last slice (a read per slice would wait
+        # for the device each time); the merge built from the slices is only handed out after that.
+        bad = torch.zeros((), dtype=torch.bool, device=self.device) if check and self.inputs is not None else None
         try:
             for start in range(0, n, size):
                 stop = min(n, start + size)
@@ -305,14 +319,37 @@ class ModelView:
                     delta.sub_(base)
                 # A NaN or an infinity in θ₀ or θ_t makes τ_t non-finite there: checking the task vectors checks
                 # every input (one pass fewer); the inputs are looked at only to name the one at fault.
-                if check and self.walk.check_finite and not all(all_finite(delta) for delta in deltas):
-                    for source, raw in zip(sources, raws):
-                        if not all_finite(raw[start:stop].to(dtype)):
-                            raise NumericalError(f"{source.name}: tensor {key!r} contains NaN or Inf")
+                if bad is not None:
+                    for delta in deltas:
+                        bad |= ~torch.isfinite(delta).all()
+                elif check and not all(all_finite(delta) for delta in deltas):
+                    self._name_non_finite(key, sources, [raw[start:stop] for raw in raws], dtype)
                 yield slice(start, stop), base, (stream(deltas) if stream else deltas)
+            if bad is not None and bool(bad):
+                self._name_non_finite(key, sources, raws, dtype)
         finally:
             del raws
-            _release(sources, key)
+            if self.inputs is None:
+                _release(sources, key)
+
+    @staticmethod
+    def _name_non_finite(key: str, sources, raws: list[torch.Tensor], dtype: torch.dtype) -> None:
+        """Raise for the first input whose ``raws`` (its entries as stored) hold a NaN or an infinity, if any."""
+        for source, raw in zip(sources, raws):
+            if not all_finite(raw.to(dtype)):
+                raise NumericalError(f"{source.name}: tensor {key!r} contains NaN or Inf")
+
+    def _device_inputs(self, key: str, sources) -> list[torch.Tensor]:
+        """Each source's ``key`` on the device (:class:`nbmerge.engine.staging.DeviceInputs`): the kept copies, the
+        others copied from the checkpoints' pages now (mapped in one call each, released afterwards)."""
+        missing = [source for source in sources if not self.inputs.has(source, key)]
+        raws = {id(source): _stored(source, key) for source in missing}
+        _populate(missing, key)
+        try:
+            return [self.inputs.get(source, key, raws.get(id(source))) for source in sources]
+        finally:
+            del raws
+            _release(missing, key)
 
     @contextlib.contextmanager
     def stored(self, key: str, *, raw: bool = False) -> Iterator[Optional[list[torch.Tensor]]]:
@@ -321,7 +358,7 @@ class ModelView:
         computed in float32, the task vectors untransformed (``raw``: the caller applies the transform itself, as
         DARE's compiled passes apply its drop); else None. The pages are released afterwards."""
         transformed = self.transform is not None or self.chunk_transform is not None
-        if str(self.device) != "cpu" or (transformed and not raw):
+        if str(self.device) != "cpu" or self.inputs is not None or (transformed and not raw):
             yield None
             return
         from . import fused  # numba's import (0.2 s) only where a merge needs it
@@ -778,6 +815,9 @@ def _merge_sliced(view: ModelView, key: str, kernel: Callable, accepted: set[str
     flat = out.view(-1)
     scaled = None
     overflow = 0
+    # On a GPU the checks are counts on the device, read once after the last slice (no wait for it per slice).
+    deferred = view.inputs is not None
+    bad = torch.zeros((), dtype=torch.bool, device=view.device) if deferred else None
     # The named fallbacks make one or two passes per slice: slices 4× larger (fewer calls, measured 10% faster on
     # task arithmetic); TIES and DARE keep T-sized temporaries per slice, which must stay in cache.
     size = chunk_entries(view.device) * (4 if kernel in _FALLBACK_KERNELS.values() else 1)
@@ -788,15 +828,22 @@ def _merge_sliced(view: ModelView, key: str, kernel: Callable, accepted: set[str
                 tau.div_(len(deltas))
         else:
             tau = _call(kernel, deltas, accepted, extras, params)
-        if not all_finite(tau):
+        if deferred:
+            bad |= ~torch.isfinite(tau).all()
+        elif not all_finite(tau):
             raise NumericalError(_not_finite_message(key, tau.dtype, [view.deltas(key)]))
         if scaled is None:
             scaled = torch.empty(base.shape[0], dtype=tau.dtype, device=tau.device)
         part = torch.mul(tau, scale, out=scaled[:tau.shape[0]]).add_(base)
         target = flat[entries]
         target.copy_(part)
-        if walk.check_finite and not all_finite(target):
+        if walk.check_finite and deferred:
+            overflow = overflow + (~torch.isfinite(target)).sum()
+        elif walk.check_finite and not all_finite(target):
             overflow += int((~torch.isfinite(target)).sum())
+    if deferred and bool(bad):
+        raise NumericalError(_not_finite_message(key, view.compute_dtype(key), [view.deltas(key)]))
+    overflow = int(overflow)
     if overflow:
         raise NumericalError(f"merged tensor {key!r} is not finite in {_dtype_name(dtype)} ({overflow} of "
                              f"{out.numel()} values overflow at scale {scale:g}); nothing was written")

@@ -276,7 +276,9 @@ def trim_stack(deltas: list[torch.Tensor], thresholds: torch.Tensor, work: torch
     of the zero, as the reference's multiplication by a mask does). ``work``: a buffer of the stack's shape that
     receives the mask (the comparison written as 1.0/0.0 in the values' dtype: no boolean tensor to convert)."""
     stacked = torch.stack(deltas, out=_buffer("stack", (len(deltas), *deltas[0].shape), deltas[0]))
-    if not bool(thresholds.any()):  # density 1: |τ| ≥ 0 holds for every (finite) entry, and τ·1 = τ, bit for bit
+    # density 1: |τ| ≥ 0 holds for every (finite) entry, and τ·1 = τ, bit for bit. On a GPU the mask is applied
+    # anyway (the same bits): asking would wait for the device on every slice.
+    if thresholds.device.type == "cpu" and not bool(thresholds.any()):
         return stacked
     shape = (-1,) + (1,) * (stacked.dim() - 1)
     work = torch.empty_like(stacked) if work is None else work
