@@ -4,6 +4,7 @@ process, back to back, from copies of the same starting cache.
     python -m bench.main_job_pairs run --repo CHECKOUT --part zoo --work DIR
     python -m bench.main_job_pairs run --repo CHECKOUT --part 00_tour --work DIR
     python -m bench.main_job_pairs report --work DIR --out reports/contention_main_job
+    python -m bench.main_job_pairs restore --report reports/contention_main_job.json --work DIR
 
 `make report` takes about 2 h on 2 cores, longer beside a busy process, and this machine's speed drifts 2-4× from
 hour to hour: two whole runs hours apart compare the hours as much as the load. Here each part of the main job (the
@@ -165,6 +166,28 @@ def run_pair(repo: Path, part: str, work: Path, *, order: tuple[str, ...] = SIDE
     return pair
 
 
+def restore(report: Path, work: Path) -> list[str]:
+    """Write the pair records a report holds back into ``work`` as ``pair-<part>.json`` (a fresh machine keeps only
+    the repository, so the report is where earlier pairs survive); an existing record is kept, never overwritten.
+    Returns the parts written. The next part still needs its starting state (``work/state``): the cache the main
+    job's earlier parts leave, rebuilt by running them."""
+    try:
+        pairs = json.loads(report.read_text())["pairs"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SystemExit(f"{report}: not a report of this tool ({exc})") from None
+    work.mkdir(parents=True, exist_ok=True)
+    written = []
+    for pair in pairs:
+        path = work / f"pair-{pair['part']}.json"
+        if path.exists():
+            continue
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(pair, indent=1) + "\n")
+        tmp.replace(path)
+        written.append(pair["part"])
+    return written
+
+
 def summarise(pairs: list[dict], all_parts: list[str]) -> dict:
     commits = {p["commit"] for p in pairs}
     if len(commits) > 1:
@@ -224,7 +247,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     rep.add_argument("--work", required=True)
     rep.add_argument("--repo", default=".", help="a checkout, for the list of the main job's parts")
     rep.add_argument("--out", default="reports/contention_main_job", help="writes <out>.json and <out>.md")
+    back = sub.add_parser("restore", help="write a report's pair records back into --work")
+    back.add_argument("--report", required=True, help="a report's JSON (e.g. reports/contention_main_job.json)")
+    back.add_argument("--work", required=True)
     args = parser.parse_args(argv)
+    if args.command == "restore":
+        written = restore(Path(args.report), Path(args.work))
+        print(f"restored {', '.join(written) or 'nothing (every record was there)'} into {args.work}")
+        return 0
     if args.command == "run":
         order = tuple(reversed(SIDES)) if args.loaded_first else SIDES
         pair = run_pair(Path(args.repo), args.part, Path(args.work), order=order)

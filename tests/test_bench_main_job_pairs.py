@@ -80,6 +80,27 @@ def test_the_report_sums_the_paired_parts_and_names_the_rest(repo, tmp_path):
         mp.summarise([pairs[0], {**pairs[1], "commit": "other"}], mp.parts(repo))
 
 
+def test_a_report_gives_its_pairs_back_to_a_fresh_work_folder(repo, tmp_path):
+    seconds = {("zoo", False): 400, ("zoo", True): 700, ("00_a", False): 100, ("00_a", True): 150}
+    side, _ = fake_side(seconds)
+    work = tmp_path / "work"
+    for part in ("zoo", "00_a"):
+        mp.run_pair(repo, part, work, side_runner=side)
+    pairs = [json.loads(p.read_text()) for p in sorted(work.glob("pair-*.json"))]
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"machine": {}, **mp.summarise(pairs, mp.parts(repo))}))
+    fresh = tmp_path / "fresh"
+    (fresh).mkdir()
+    (fresh / "pair-zoo.json").write_text("{\"part\": \"zoo\", \"mine\": 1}")  # a newer record stays
+    assert mp.main(["restore", "--report", str(report), "--work", str(fresh)]) == 0
+    assert json.loads((fresh / "pair-zoo.json").read_text()) == {"part": "zoo", "mine": 1}
+    assert json.loads((fresh / "pair-00_a.json").read_text()) == json.loads((work / "pair-00_a.json").read_text())
+    assert mp.restore(report, fresh) == []
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    with pytest.raises(SystemExit, match="not a report of this tool"):
+        mp.restore(tmp_path / "bad.json", fresh)
+
+
 def test_a_loaded_side_runs_beside_the_busy_loop(tmp_path):
     command = [sys.executable, "-c", "import time; t = time.time()\nwhile time.time() - t < 1.5: pass"]
     side = mp.run_side(command, {}, busy=True, work=tmp_path)
