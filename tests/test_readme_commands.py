@@ -382,6 +382,8 @@ PLAN: dict[str, Plan] = {
                                                "12 minutes"),
     "python -m bench.contention --slice adamerging": Plan(
         "help", "needs a built text8 suite (12 minutes) and runs AdaMerging beside a busy process: about 12 minutes"),
+    "python -m bench.main_job_pairs restore --report reports/contention_main_job.json --work DIR": Plan(
+        "help", "writes into a work folder of the user's choosing (DIR); tests/test_bench_main_job_pairs.py runs it"),
     "python -m bench.method_table --write": Plan(
         "help", "rewrites README.md itself (tests/test_docs.py checks that the table equals what it generates)"),
     # -- reports and notebooks
@@ -610,11 +612,12 @@ def _parse_nbmerge(text: str) -> argparse.Namespace:
 
 
 def _help_lists_options(text: str) -> None:
-    """``python -m MODULE --help`` (run in this process, as ``-m`` runs it) lists every option ``text`` uses."""
+    """``python -m MODULE [SUBCOMMAND] --help`` (run in this process, as ``-m`` runs it) lists every option ``text``
+    uses."""
     argv = shlex.split(text)
     assert argv[:2] == ["python", "-m"], text
     out, old_argv = io.StringIO(), sys.argv
-    sys.argv = [argv[2], "--help"]
+    sys.argv = [argv[2], *[a for a in argv[3:4] if not a.startswith("-")], "--help"]
     try:
         with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as exc:
             runpy.run_module(argv[2], run_name="__main__", alter_sys=True)
