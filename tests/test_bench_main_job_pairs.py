@@ -62,13 +62,17 @@ def test_pairs_start_from_one_state_and_hand_the_idle_cache_on(repo, tmp_path):
         mp.run_pair(repo, "99_nope", work, side_runner=side)
 
 
-def test_the_report_sums_the_paired_parts_and_names_the_rest(repo, tmp_path):
+def paired(repo, work, parts):
+    """``parts`` paired in that order with the fake sides (zoo 400/700 s, 00_a 100/150 s): their records."""
     seconds = {("zoo", False): 400, ("zoo", True): 700, ("00_a", False): 100, ("00_a", True): 150}
     side, _ = fake_side(seconds)
-    work = tmp_path / "work"
-    for part in ("00_a", "zoo"):
+    for part in parts:
         mp.run_pair(repo, part, work, side_runner=side)
-    pairs = [json.loads(p.read_text()) for p in sorted(work.glob("pair-*.json"))]
+    return [json.loads(p.read_text()) for p in sorted(work.glob("pair-*.json"))]
+
+
+def test_the_report_sums_the_paired_parts_and_names_the_rest(repo, tmp_path):
+    pairs = paired(repo, tmp_path / "work", ("00_a", "zoo"))
     summary = mp.summarise(pairs, mp.parts(repo))
     assert [p["part"] for p in summary["pairs"]] == ["zoo", "00_a"]  # the main job's order
     assert summary["ratio"] == pytest.approx((705 + 150) / (405 + 100)) and summary["missing"] == ["10_b"]
@@ -81,16 +85,12 @@ def test_the_report_sums_the_paired_parts_and_names_the_rest(repo, tmp_path):
 
 
 def test_a_report_gives_its_pairs_back_to_a_fresh_work_folder(repo, tmp_path):
-    seconds = {("zoo", False): 400, ("zoo", True): 700, ("00_a", False): 100, ("00_a", True): 150}
-    side, _ = fake_side(seconds)
     work = tmp_path / "work"
-    for part in ("zoo", "00_a"):
-        mp.run_pair(repo, part, work, side_runner=side)
-    pairs = [json.loads(p.read_text()) for p in sorted(work.glob("pair-*.json"))]
+    pairs = paired(repo, work, ("zoo", "00_a"))
     report = tmp_path / "report.json"
     report.write_text(json.dumps({"machine": {}, **mp.summarise(pairs, mp.parts(repo))}))
     fresh = tmp_path / "fresh"
-    (fresh).mkdir()
+    fresh.mkdir()
     (fresh / "pair-zoo.json").write_text("{\"part\": \"zoo\", \"mine\": 1}")  # a newer record stays
     assert mp.main(["restore", "--report", str(report), "--work", str(fresh)]) == 0
     assert json.loads((fresh / "pair-zoo.json").read_text()) == {"part": "zoo", "mine": 1}

@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from nbmerge.engine import staging, walker
-from nbmerge.engine.io import save_state_dict
 from nbmerge.engine.merging import merge
 from nbmerge.errors import NumericalError
 from tests.test_sliced_merge import JOBS, models, same_bits
+from tests.test_walker import save_all
 
 
 def stand_in(monkeypatch, budget=0, stage_bytes=64, chunk=48):
@@ -27,7 +27,7 @@ def stand_in(monkeypatch, budget=0, stage_bytes=64, chunk=48):
     monkeypatch.setattr(staging, "staged", lambda device: True)
     monkeypatch.setattr(staging, "resident_budget", lambda device: budget)
     monkeypatch.setattr(staging, "STAGE_BYTES", stage_bytes)
-    monkeypatch.setattr(walker, "DeviceInputs", Recorded)
+    monkeypatch.setattr(staging, "DeviceInputs", Recorded)
     monkeypatch.setattr(walker, "CPU_CHUNK", chunk)
     return made
 
@@ -42,14 +42,10 @@ def test_only_devices_other_than_the_cpu_are_staged():
 @pytest.mark.parametrize("method,params", JOBS)
 def test_the_staged_path_gives_the_cpu_bits(monkeypatch, tmp_path, dtype, method, params):
     base, experts = models(dtype, seed=2)
-    save_state_dict(base, tmp_path / "base.safetensors")
-    paths = []
-    for i, expert in enumerate(experts):
-        save_state_dict(expert, tmp_path / f"e{i}.safetensors")
-        paths.append(tmp_path / f"e{i}.safetensors")
+    files = save_all(tmp_path, base, experts)
     reference = merge(method, base, experts, params)
     made = stand_in(monkeypatch, budget=1 << 20)
-    for inputs in ((base, experts), (tmp_path / "base.safetensors", paths)):  # in memory, and memory-mapped files
+    for inputs in ((base, experts), files):  # in memory, and memory-mapped files
         out = merge(method, *inputs, params)
         same_bits(reference, {k: out[k] for k in reference})
     assert made and all(m.copied_bytes > 0 for m in made)
@@ -131,11 +127,7 @@ def test_cuda_merges_give_the_cpu_bits(tmp_path, method, params):
     from nbmerge.engine.walker import WalkOptions
 
     base, experts = models(torch.bfloat16, seed=4)
-    save_state_dict(base, tmp_path / "base.safetensors")
-    paths = []
-    for i, expert in enumerate(experts):
-        save_state_dict(expert, tmp_path / f"e{i}.safetensors")
-        paths.append(tmp_path / f"e{i}.safetensors")
+    files = save_all(tmp_path, base, experts)
     reference = merge(method, base, experts, params)
-    out = merge(method, tmp_path / "base.safetensors", paths, params, walk=WalkOptions(device="cuda"))
+    out = merge(method, *files, params, walk=WalkOptions(device="cuda"))
     same_bits(reference, {k: out[k].cpu() for k in reference})

@@ -17,6 +17,7 @@ from nbmerge.engine.merging import merge
 from nbmerge.methods.dare import dare_drop, dare_stream
 from nbmerge.methods.ties import _ties_entries
 from nbmerge.engine.walker import WalkOptions
+from tests.test_walker import save_all
 
 SHAPES = {"emb.weight": (300, 16), "a.weight": (37, 29), "a.bias": (37,), "b.weight": (5, 3), "e.weight": (0, 4),
           "scalar": (), "steps": (3,)}
@@ -71,11 +72,7 @@ def test_slices_give_the_whole_tensor_bits(monkeypatch, dtype, method, params):
 def test_sliced_from_files_equals_in_memory(tmp_path, monkeypatch):
     """Checkpoint files are read through zero-copy views of their pages: the same bits as in-memory inputs."""
     base, experts = models(torch.bfloat16, seed=1)
-    save_state_dict(base, tmp_path / "base.safetensors")
-    paths = []
-    for i, expert in enumerate(experts):
-        save_state_dict(expert, tmp_path / f"e{i}.safetensors")
-        paths.append(tmp_path / f"e{i}.safetensors")
+    paths = save_all(tmp_path, base, experts)[1]
     monkeypatch.setattr(walker, "CPU_CHUNK", 64)
     for method, params in JOBS[:7]:
         from_files = merge(method, tmp_path / "base.safetensors", paths, params)

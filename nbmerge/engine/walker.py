@@ -36,7 +36,6 @@ from ..errors import CheckpointError, MethodError, NbmergeWarning, NumericalErro
 from .io import Source, StateDict, TensorSource, as_source
 from . import staging
 from .linalg import LowRank
-from .staging import DeviceInputs
 from .walk_options import FALLBACKS, MATRIX_RULES, QKV_MODES, WalkOptions  # noqa: F401 (re-exported)
 
 _QKV_SEPARATE = re.compile(r"^(?P<prefix>.*)\.(?P<which>[qkv])_proj\.weight$")
@@ -161,7 +160,7 @@ class ModelView:
         self.T = len(self.experts)
         self.device = walk.device
         #: on a GPU, the inputs' tensors copied there through pinned buffers and kept while they fit (None: the CPU)
-        self.inputs = DeviceInputs(self.device) if staging.staged(self.device) else None
+        self.inputs = staging.DeviceInputs(self.device) if staging.staged(self.device) else None
         excluded = _compile(walk.exclude, "exclude")
         self.excluded = {k for k in self.base.keys() if any(p.search(k) for p in excluded)}
         self.keys = [k for k in self.base.keys() if k not in self.excluded]
