@@ -77,7 +77,11 @@ def test_the_report_sums_the_paired_parts_and_names_the_rest(repo, tmp_path):
     assert [p["part"] for p in summary["pairs"]] == ["zoo", "00_a"]  # the main job's order
     assert summary["ratio"] == pytest.approx((705 + 150) / (405 + 100)) and summary["missing"] == ["10_b"]
     markdown = mp.render(summary, {"date_utc": "today", "cpu_count": 2})
-    assert "| zoo | 0:06:45 | 0:11:45 | 1.74× |" in markdown and "Not paired yet: 10_b" in markdown
+    # the fake sides used 1 core-s in 405 and 705 s: 0.00 cores
+    assert "| zoo | 0:06:45 | 0:11:45 | 1.74× | 0.00 / 0.00 | 0 |" in markdown and "Not paired yet: 10_b" in markdown
+    pairs[1]["sides"]["idle"].update(part_core_s=810.0)
+    del pairs[1]["sides"]["loaded"]["wall_s"]
+    assert "| 1.74× | 2.00 / — |" in mp.render(mp.summarise(pairs, mp.parts(repo)), {})
     pairs[0]["sides"]["loaded"]["how"] = "by hand"
     assert "* 00_a, loaded side: by hand." in mp.render(mp.summarise(pairs, mp.parts(repo)), {})
     with pytest.raises(SystemExit, match="several commits"):
@@ -99,6 +103,22 @@ def test_a_report_gives_its_pairs_back_to_a_fresh_work_folder(repo, tmp_path):
     (tmp_path / "bad.json").write_text("[1, 2]")
     with pytest.raises(SystemExit, match="not a report of this tool"):
         mp.restore(tmp_path / "bad.json", fresh)
+
+
+def test_a_note_says_how_a_pair_differs_from_one_run_and_the_report_prints_it(repo, tmp_path):
+    work = tmp_path / "work"
+    paired(repo, work, ("zoo",))
+    before = json.loads((work / "pair-zoo.json").read_text())
+    assert mp.main(["note", "--work", str(work), "--part", "zoo", "--how", "from a cache built by hand."]) == 0
+    after = json.loads((work / "pair-zoo.json").read_text())
+    assert after == {**before, "how": "from a cache built by hand"}
+    summary = mp.summarise([after], mp.parts(repo))
+    assert "* zoo: from a cache built by hand." in mp.render(summary, {})
+    with pytest.raises(SystemExit, match="no pair record"):
+        mp.note(work, "00_a", "x")
+    with pytest.raises(SystemExit, match="say how"):
+        mp.note(work, "zoo", "  ")
+    assert json.loads((work / "pair-zoo.json").read_text()) == after  # a refused note changes nothing
 
 
 def test_a_loaded_side_runs_beside_the_busy_loop(tmp_path):
