@@ -95,3 +95,18 @@ def test_the_readme_method_table_is_generated_from_the_registry_and_the_peer_rep
     assert current == block(), "README's method table is stale: run `python -m bench.method_table --write`"
     for method in all_methods():
         assert f"[`{method.name}`]" in current
+
+
+def test_the_readme_states_the_contention_report_as_it_stands():
+    """The README's figure for the main job beside a busy process is the one reports/contention_main_job.json holds
+    (rerun `python -m bench.main_job_pairs report` after a pair, then update the README), each part's ratio, and
+    whether the whole job is paired yet."""
+    import json
+
+    report = json.loads((REPO / "reports" / "contention_main_job.json").read_text())
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert f"**{report['ratio']:.2f}×**" in readme
+    for pair in report["pairs"]:
+        assert f"{pair['ratio']:.2f}×" in readme, f"the README does not give {pair['part']}'s ratio"
+    for part in report["missing"]:
+        assert part in readme, f"the README does not say that {part} is not paired yet"

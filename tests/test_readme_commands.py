@@ -384,6 +384,8 @@ PLAN: dict[str, Plan] = {
         "help", "needs a built text8 suite (12 minutes) and runs AdaMerging beside a busy process: about 12 minutes"),
     "python -m bench.main_job_pairs restore --report reports/contention_main_job.json --work DIR": Plan(
         "help", "writes into a work folder of the user's choosing (DIR); tests/test_bench_main_job_pairs.py runs it"),
+    "python -m bench.main_job_pairs note --work DIR --part PART --how TEXT": Plan(
+        "help", "edits a pair record in the user's work folder (DIR); tests/test_bench_main_job_pairs.py runs it"),
     "python -m bench.method_table --write": Plan(
         "help", "rewrites README.md itself (tests/test_docs.py checks that the table equals what it generates)"),
     # -- reports and notebooks
