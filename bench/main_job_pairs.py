@@ -129,6 +129,13 @@ def run_side(command: list[str], env: dict, *, busy: bool, work: Path) -> dict:
     return side
 
 
+def write_record(path: Path, pair: dict) -> None:
+    """Write one pair record atomically (a stopped write leaves the old record or none, never half of one)."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(pair, indent=1) + "\n")
+    tmp.replace(path)
+
+
 def run_pair(repo: Path, part: str, work: Path, *, order: tuple[str, ...] = SIDES,
              side_runner: Callable[..., dict] = run_side) -> dict:
     """Time ``part`` idle and loaded from copies of the current starting state (``work/state``, empty at first);
@@ -163,7 +170,7 @@ def run_pair(repo: Path, part: str, work: Path, *, order: tuple[str, ...] = SIDE
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     pair["ratio"] = pair["sides"]["loaded"]["seconds"] / pair["sides"]["idle"]["seconds"]
-    (work / f"pair-{part}.json").write_text(json.dumps(pair, indent=1) + "\n")
+    write_record(work / f"pair-{part}.json", pair)
     return pair
 
 
@@ -182,9 +189,7 @@ def restore(report: Path, work: Path) -> list[str]:
         path = work / f"pair-{pair['part']}.json"
         if path.exists():
             continue
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(pair, indent=1) + "\n")
-        tmp.replace(path)
+        write_record(path, pair)
         written.append(pair["part"])
     return written
 
@@ -200,9 +205,7 @@ def note(work: Path, part: str, how: str) -> dict:
     if not how.strip():
         raise SystemExit("--how: say how the pair was run")
     pair["how"] = how.strip().rstrip(".")
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(pair, indent=1) + "\n")
-    tmp.replace(path)
+    write_record(path, pair)
     return pair
 
 
