@@ -10,7 +10,8 @@ the zoo build went from 757 s to 1,306 s.
 Policies (``--policies``): **default**, one thread per core whatever the load (torch's default, and nbmerge's before
 it adapted); **adaptive**, nbmerge's default now, as many threads as there are idle cores when the work starts
 (``nbmerge/threads.py``); **PASSIVE**, ``OMP_WAIT_POLICY=PASSIVE`` (idle threads sleep at once); **spin10k**,
-``GOMP_SPINCOUNT=10000`` (a shorter spin); **threads1**, one thread always.
+``GOMP_SPINCOUNT=10000`` (a shorter spin); **threads1**, one thread always; **procs** (the seeds slice only), one
+single-thread process per seed.
 
 Each cell of the table is one fresh child process (libgomp reads its environment when it loads) running a fixed
 slice of the main job: **train** builds the ``text-micro`` suite into a fresh cache (MiniLM experts fine-tuned on
@@ -25,6 +26,14 @@ against the default's (what it costs a quiet machine).
 build text8``; the cache is only read): **adamerging** is 12 of AdaMerging's Adam steps on the eight tasks'
 unlabeled validation inputs after 3 untimed ones (the tour's training is 500 such steps per seed, most of its
 time), **merge** runs TIES and TSV on the eight experts twice.
+
+``--slice seeds --zoo-cache DIR`` asks whether the tour's AdaMerging seeds would hold their speed better as processes
+than as threads: **seeds** is the time to learn ``--seed-count`` seeds' coefficients (10 Adam steps each, the tour's
+seeds 0, 1, 2 by default), from the first seed's first step to the last seed's last. Under every policy but one, one
+process learns the seeds one after another; under **procs**, one single-thread process per seed learns them side by
+side (each loads the zoo first, so one seed's loading may overlap another's steps). With two threads and a
+neighbour sharing two cores fairly, each thread gets 2/3 of a core and every parallel region waits for the slower
+one; processes that never wait for each other keep their whole share.
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Optional
 
 from .reporting import machine, write_pair
@@ -51,13 +61,17 @@ POLICY_ENV = {"default": {"NBMERGE_THREADS": _ALL}, "adaptive": {"NBMERGE_THREAD
               "PASSIVE": {"NBMERGE_THREADS": _ALL, "OMP_WAIT_POLICY": "PASSIVE"},
               "spin10k": {"NBMERGE_THREADS": _ALL, "GOMP_SPINCOUNT": "10000"},
               "spin1k": {"NBMERGE_THREADS": _ALL, "GOMP_SPINCOUNT": "1000"},
-              "threads1": {"OMP_NUM_THREADS": "1"}}
+              "threads1": {"OMP_NUM_THREADS": "1"},
+              "procs": {"NBMERGE_THREADS": "1"}}
 POLICIES = tuple(POLICY_ENV)
+#: the policies that run each seed in a process of its own (the seeds slice only)
+PER_SEED = ("procs",)
 LOADS = ("idle", "busy")
 BUSY = "while True: pass"
 #: each slice's pieces, in the order the child runs them
-SLICES = {"micro": PIECES, "adamerging": ("adamerging", "merge")}
+SLICES = {"micro": PIECES, "adamerging": ("adamerging", "merge"), "seeds": ("seeds",)}
 ADAMERGING_WARM, ADAMERGING_STEPS = 3, 12
+SEED_STEPS = 10
 
 
 def child_adamerging(zoo_cache: str) -> dict:
@@ -74,6 +88,26 @@ def child_adamerging(zoo_cache: str) -> dict:
                        AdaMergingSettings(steps=ADAMERGING_WARM + ADAMERGING_STEPS),
                        progress=lambda step, loss: stamps.append(time.perf_counter()), log=lambda *_: None)
     return {"adamerging": stamps[-1] - stamps[ADAMERGING_WARM - 1], **_merges(base, experts, 2)}
+
+
+def child_seeds(zoo_cache: str, seeds: list[int]) -> dict:
+    """AdaMerging's coefficients for ``seeds``, one after another, on the built text8 suite: when the first step
+    started and the last ended (``time.monotonic``, one clock for every process of the machine)."""
+    import torch
+
+    from nbmerge.pools.zoo import load_models, load_zoo
+    from nbmerge.threads import adapt_threads
+    from nbmerge.tune.adamerging import AdaMergingSettings, learn_coefficients, validation_inputs
+
+    adapt_threads()
+    zoo = load_zoo("text8", zoo_cache)
+    base, experts = load_models(zoo)
+    inputs, heads = validation_inputs(zoo), zoo.heads()
+    start = time.monotonic()
+    for seed in seeds:
+        learn_coefficients(zoo.arch, heads, inputs, base, experts, AdaMergingSettings(steps=SEED_STEPS, seed=seed),
+                           log=lambda *_: None)
+    return {"start": start, "end": time.monotonic(), "threads": torch.get_num_threads()}
 
 
 def child(cache: str) -> dict:
@@ -112,40 +146,74 @@ def _merges(base, experts, rounds: int) -> dict:
     return {"merge": time.perf_counter() - start, "threads": torch.get_num_threads()}
 
 
-def run_condition(policy: str, load: str, zoo_cache: Optional[str] = None, timeout: Optional[float] = None
-                  ) -> dict:
-    """One cell in a fresh child: the micro slice in a fresh cache, or with ``zoo_cache`` the AdaMerging slice. A child
-    still running after ``timeout`` seconds is stopped, and its row says so (``stopped_s``) with no piece's time."""
+def _children(policy: str, slice_: str, cache: str, zoo_cache: Optional[str], seed_count: int) -> list[list[str]]:
+    """The child processes of one cell, each as its arguments to ``python -m bench.contention``."""
+    if slice_ == "seeds":
+        seeds = [str(seed) for seed in range(seed_count)]
+        groups = [[seed] for seed in seeds] if policy in PER_SEED else [seeds]
+        return [["--child-seeds", zoo_cache, ",".join(group)] for group in groups]
+    return [["--child-adamerging", zoo_cache] if slice_ == "adamerging" else ["--child", cache]]
+
+
+def run_condition(policy: str, load: str, zoo_cache: Optional[str] = None, timeout: Optional[float] = None,
+                  slice_: Optional[str] = None, seed_count: int = 3) -> dict:
+    """One cell in fresh children: the micro slice in a fresh cache, or with ``zoo_cache`` the AdaMerging or seeds
+    slice. A cell still running after ``timeout`` seconds is stopped, and its row says so (``stopped_s``) with no
+    piece's time."""
+    slice_ = slice_ or ("adamerging" if zoo_cache else "micro")
     env = {key: value for key, value in os.environ.items()
            if key not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OMP_NUM_THREADS", "NBMERGE_THREADS")}
     env.update(HF_HUB_OFFLINE="1", **POLICY_ENV[policy])
     busy = subprocess.Popen([sys.executable, "-c", BUSY]) if load == "busy" else None
     try:
         with tempfile.TemporaryDirectory(prefix="nbmerge-contention-") as cache:
-            what = ["--child-adamerging", zoo_cache] if zoo_cache else ["--child", cache]
+            started = time.monotonic()
+            # each child's output goes to a file of its own: side-by-side children never block on a full pipe
+            whats = _children(policy, slice_, cache, zoo_cache, seed_count)
+            logs = [(Path(cache) / f"child{i}.out", Path(cache) / f"child{i}.err") for i in range(len(whats))]
+            children = []
+            for what, (out, err) in zip(whats, logs):
+                with open(out, "w") as stdout, open(err, "w") as stderr:
+                    children.append(subprocess.Popen([sys.executable, "-m", "bench.contention", *what], env=env,
+                                                     stdout=stdout, stderr=stderr))
             try:
-                out = subprocess.run([sys.executable, "-m", "bench.contention", *what], env=env,
-                                     capture_output=True, text=True, check=False, timeout=timeout)
+                for child in children:
+                    child.wait(timeout=None if timeout is None else max(0.0, timeout - (time.monotonic() - started)))
             except subprocess.TimeoutExpired:
                 return {"stopped_s": timeout, "threads": None}
+            finally:
+                for child in children:
+                    if child.poll() is None:
+                        child.kill()
+                        child.wait()
+            outs = [(out.read_text(), err.read_text()) for out, err in logs]
     finally:
         if busy is not None:
             busy.kill()
             busy.wait()
-    if out.returncode != 0:
-        raise RuntimeError(f"the child ({policy}, {load}) failed:\n{out.stderr[-2000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    failed = [err for child, (_, err) in zip(children, outs) if child.returncode != 0]
+    if failed:
+        raise RuntimeError(f"the child ({policy}, {load}) failed:\n{failed[0][-2000:]}")
+    results = [json.loads(out.strip().splitlines()[-1]) for out, _ in outs]
+    return seeds_cell(results) if slice_ == "seeds" else results[0]
+
+
+def seeds_cell(results: list[dict]) -> dict:
+    """A seeds cell from its children's spans: the first seed's first step to the last seed's last, whichever
+    process ran them."""
+    return {"seeds": max(r["end"] for r in results) - min(r["start"] for r in results),
+            "threads": results[0]["threads"], "processes": len(results)}
 
 
 def run(repeats: int, policies=POLICIES, log=print, zoo_cache: Optional[str] = None,
-        timeout: Optional[float] = None) -> dict:
-    slice_ = "adamerging" if zoo_cache else "micro"
+        timeout: Optional[float] = None, slice_: Optional[str] = None, seed_count: int = 3) -> dict:
+    slice_ = slice_ or ("adamerging" if zoo_cache else "micro")
     pieces = SLICES[slice_]
     rows = []
     for round_ in range(repeats):
         for policy in policies:
             for load in LOADS:
-                times = run_condition(policy, load, zoo_cache, timeout)
+                times = run_condition(policy, load, zoo_cache, timeout, slice_, seed_count)
                 times = {piece: times.get(piece) for piece in pieces} | times
                 rows.append({"round": round_, "policy": policy, "load": load, **times})
                 log(f"round {round_} {policy:8s} {load:5s} " + (
@@ -153,6 +221,7 @@ def run(repeats: int, policies=POLICIES, log=print, zoo_cache: Optional[str] = N
                     "  ".join(f"{piece} {times[piece]:.1f} s" for piece in pieces)))
     return {"machine": machine(), "suite": "text8" if zoo_cache else SUITE, "slice": slice_, "repeats": repeats,
             "timeout_s": timeout, "policies": list(policies), "rows": rows,
+            **({"seed_count": seed_count, "seed_steps": SEED_STEPS} if slice_ == "seeds" else {}),
             "summary": summarise(rows, policies, pieces)}
 
 
@@ -190,7 +259,12 @@ def summarise(rows: list[dict], policies=POLICIES, pieces=PIECES) -> dict:
 def render(report: dict) -> str:
     m, s = report["machine"], report["summary"]
     pieces = SLICES[report.get("slice", "micro")]
-    if report.get("slice") == "adamerging":
+    if report.get("slice") == "seeds":
+        what = (f"the tour's AdaMerging seeds on the `text8` suite: **seeds** = {report['seed_count']} seeds' "
+                f"coefficients learned, {report['seed_steps']} Adam steps each, from the first seed's first step to "
+                "the last seed's last; **procs** learns them in one single-thread process per seed side by side, "
+                "every other policy in one process, one seed after another")
+    elif report.get("slice") == "adamerging":
         what = (f"the tour's own work on the `text8` suite: **adamerging** = {ADAMERGING_STEPS} of AdaMerging's Adam "
                 f"steps on the eight tasks' unlabeled validation inputs (after {ADAMERGING_WARM} untimed), **merge** "
                 "= TIES and TSV on the eight experts twice each")
@@ -211,9 +285,9 @@ def render(report: dict) -> str:
     for policy in report["policies"]:
         for load in LOADS:
             cell = s["median_s"][f"{policy}/{load}"]
-            threads = sorted({r["threads"] for r in report["rows"] if r["policy"] == policy and r["load"] == load
+            threads = sorted({_threads(r) for r in report["rows"] if r["policy"] == policy and r["load"] == load
                               and r["threads"] is not None})
-            lines.append(f"| {policy} | {load} | {', '.join(str(t) for t in threads if t is not None) or '—'} | "
+            lines.append(f"| {policy} | {load} | {', '.join(threads) or '—'} | "
                          + " | ".join(_seconds(cell[p], report) for p in (*pieces, "total")) + " |")
     r = s["ratios"]
     lines += ["", "| ratio | " + " | ".join(pieces) + " | total |", "|---|" + "---|" * (len(pieces) + 1)]
@@ -225,13 +299,20 @@ def render(report: dict) -> str:
     lines += ["", "Rows:", "", "| round | policy | load | threads | " + " | ".join(f"{p} s" for p in pieces) + " |",
               "|---|---|---|---|" + "---|" * len(pieces)]
     for row in report["rows"]:
-        lines.append(f"| {row['round']} | {row['policy']} | {row['load']} | {row['threads'] or '—'} | " +
+        lines.append(f"| {row['round']} | {row['policy']} | {row['load']} | "
+                     f"{_threads(row) if row['threads'] else '—'} | " +
                      " | ".join(f"stopped after {row['stopped_s']:.0f} s" if row[p] is None else f"{row[p]:.1f}"
                                 for p in pieces) + " |")
     if report.get("timeout_s"):
         lines += ["", f"A cell still running after {report['timeout_s']:.0f} s was stopped: its pieces read *stopped* "
                       "and take no part in the medians and ratios (—)."]
     return "\n".join(lines) + "\n"
+
+
+def _threads(row: dict) -> str:
+    """The threads a cell's child computed with, and how many such processes ran side by side when more than one."""
+    processes = row.get("processes", 1)
+    return f"{row['threads']}" + (f" in each of {processes} processes" if processes > 1 else "")
 
 
 def _seconds(value: Optional[float], report: dict) -> str:
@@ -242,17 +323,20 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.contention", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="reports/contention", help="writes <out>.json and <out>.md")
     parser.add_argument("--repeats", type=int, default=2, help="interleaved rounds of the four conditions")
-    parser.add_argument("--policies", nargs="+", default=list(POLICIES), choices=POLICIES,
+    parser.add_argument("--policies", nargs="+", default=None, choices=POLICIES,
                         help="the OpenMP settings compared (the default policy is always included)")
     parser.add_argument("--slice", choices=tuple(SLICES), default="micro",
                         help="micro: train, evaluate and merge text-micro; adamerging: the tour's AdaMerging steps "
-                             "and merges on a built text8 suite (--zoo-cache)")
+                             "and merges on a built text8 suite (--zoo-cache); seeds: its seeds, as threads or as "
+                             "processes (policy procs)")
     parser.add_argument("--zoo-cache", default=None,
-                        help="the cache holding a built text8 suite, for --slice adamerging (only read)")
+                        help="the cache holding a built text8 suite, for --slice adamerging or seeds (only read)")
+    parser.add_argument("--seed-count", type=int, default=3, help="seeds learned, for --slice seeds (default 3)")
     parser.add_argument("--cell-timeout", type=float, default=None,
                         help="stop a cell still running after this many seconds (its row says so)")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--child-adamerging", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--child-seeds", nargs=2, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(child(args.child)))
@@ -260,12 +344,21 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.child_adamerging:
         print(json.dumps(child_adamerging(args.child_adamerging)))
         return 0
-    if args.slice == "adamerging" and not args.zoo_cache:
-        parser.error("--slice adamerging needs --zoo-cache, a cache with the text8 suite built (nbmerge zoo build "
+    if args.child_seeds:
+        print(json.dumps(child_seeds(args.child_seeds[0], [int(seed) for seed in args.child_seeds[1].split(",")])))
+        return 0
+    if args.slice != "micro" and not args.zoo_cache:
+        parser.error(f"--slice {args.slice} needs --zoo-cache, a cache with the text8 suite built (nbmerge zoo build "
                      "text8 --cache DIR)")
-    policies = ["default"] + [p for p in args.policies if p != "default"]
-    report = run(args.repeats, policies, zoo_cache=args.zoo_cache if args.slice == "adamerging" else None,
-                 timeout=args.cell_timeout)
+    chosen = args.policies or ([p for p in POLICIES if p not in PER_SEED] if args.slice != "seeds"
+                                else ["adaptive", *PER_SEED])
+    policies = ["default"] + [p for p in chosen if p != "default"]
+    if args.slice != "seeds" and any(p in PER_SEED for p in policies):
+        parser.error(f"policy {PER_SEED[0]} runs seeds as processes: it only applies to --slice seeds")
+    if args.seed_count < 1:
+        parser.error(f"--seed-count must be at least 1, got {args.seed_count}")
+    report = run(args.repeats, policies, zoo_cache=args.zoo_cache if args.slice != "micro" else None,
+                 timeout=args.cell_timeout, slice_=args.slice, seed_count=args.seed_count)
     report["command"] = " ".join(["python -m bench.contention", *(sys.argv[1:] if argv is None else argv)])
     write_pair(args.out, report, render(report))
     print(render(report))

@@ -44,3 +44,40 @@ def test_the_adamerging_slice_needs_a_built_zoo(capsys):
     with pytest.raises(SystemExit):
         ct.main(["--slice", "adamerging"])
     assert "needs --zoo-cache" in capsys.readouterr().err
+
+
+def test_the_seeds_slice_runs_one_process_per_seed_only_under_procs():
+    assert ct._children("procs", "seeds", "c", "zoo", 3) == [["--child-seeds", "zoo", "0"], ["--child-seeds", "zoo", "1"],
+                                                            ["--child-seeds", "zoo", "2"]]
+    assert ct._children("adaptive", "seeds", "c", "zoo", 3) == [["--child-seeds", "zoo", "0,1,2"]]
+    assert ct._children("default", "adamerging", "c", "zoo", 3) == [["--child-adamerging", "zoo"]]
+    assert ct._children("default", "micro", "c", None, 3) == [["--child", "c"]]
+
+
+def test_a_seeds_cell_spans_its_children_and_the_table_says_how_many_ran():
+    cell = ct.seeds_cell([{"start": 10.0, "end": 40.0, "threads": 1}, {"start": 12.0, "end": 45.5, "threads": 1}])
+    assert cell == {"seeds": 35.5, "threads": 1, "processes": 2}
+    pieces = ct.SLICES["seeds"]
+    seeds_rows = rows(pieces, {("default", "idle"): [60.0], ("default", "busy"): [100.0],
+                               ("procs", "idle"): [50.0], ("procs", "busy"): [75.0]})
+    seeds_rows[2].update(threads=1, processes=2)
+    seeds_rows[3].update(threads=1, processes=2)
+    summary = ct.summarise(seeds_rows, ["default", "procs"], pieces)
+    assert summary["ratios"]["procs: busy / its idle seeds"] == pytest.approx(1.5)
+    assert summary["ratios"]["procs busy / default idle seeds"] == pytest.approx(1.25)
+    report = {"machine": {"date_utc": "today", "cpu_count": 2, "torch": "t", "nbmerge": "n"}, "slice": "seeds",
+              "suite": "text8", "repeats": 1, "policies": ["default", "procs"], "seed_count": 2, "seed_steps": 10,
+              "rows": seeds_rows, "summary": summary}
+    markdown = ct.render(report)
+    assert "**seeds** = 2 seeds' coefficients learned, 10 Adam steps each" in markdown
+    assert "| procs | busy | 1 in each of 2 processes | 75.0 | 75.0 |" in markdown
+    assert "| 0 | default | idle | 2 | 60.0 |" in markdown
+
+
+def test_processes_per_seed_are_refused_outside_the_seeds_slice(capsys):
+    with pytest.raises(SystemExit):
+        ct.main(["--policies", "procs"])
+    assert "only applies to --slice seeds" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        ct.main(["--slice", "seeds"])
+    assert "--slice seeds needs --zoo-cache" in capsys.readouterr().err

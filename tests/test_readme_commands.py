@@ -382,6 +382,9 @@ PLAN: dict[str, Plan] = {
                                                "12 minutes"),
     "python -m bench.contention --slice adamerging": Plan(
         "help", "needs a built text8 suite (12 minutes) and runs AdaMerging beside a busy process: about 12 minutes"),
+    "python -m bench.contention --slice seeds --zoo-cache DIR": Plan(
+        "help", "needs a built text8 suite (12 minutes) and learns three AdaMerging seeds as threads and as processes, "
+                "idle and beside a busy process: about 10 minutes a round"),
     "python -m bench.main_job_pairs restore --report reports/contention_main_job.json --work DIR": Plan(
         "help", "writes into a work folder of the user's choosing (DIR); tests/test_bench_main_job_pairs.py runs it"),
     "python -m bench.main_job_pairs note --work DIR --part PART --how TEXT": Plan(
