@@ -74,15 +74,22 @@ ADAMERGING_WARM, ADAMERGING_STEPS = 3, 12
 SEED_STEPS = 10
 
 
-def child_adamerging(zoo_cache: str) -> dict:
-    """The tour's slice in this process: AdaMerging's Adam steps and TIES/TSV merges on the built text8 suite."""
+def _text8(zoo_cache: str) -> tuple:
+    """The built text8 suite, its base and its experts, with this process's threads set as every nbmerge command
+    sets them."""
     from nbmerge.pools.zoo import load_models, load_zoo
     from nbmerge.threads import adapt_threads
-    from nbmerge.tune.adamerging import AdaMergingSettings, learn_coefficients, validation_inputs
 
     adapt_threads()
     zoo = load_zoo("text8", zoo_cache)
-    base, experts = load_models(zoo)
+    return (zoo, *load_models(zoo))
+
+
+def child_adamerging(zoo_cache: str) -> dict:
+    """The tour's slice in this process: AdaMerging's Adam steps and TIES/TSV merges on the built text8 suite."""
+    from nbmerge.tune.adamerging import AdaMergingSettings, learn_coefficients, validation_inputs
+
+    zoo, base, experts = _text8(zoo_cache)
     stamps: list[float] = []
     learn_coefficients(zoo.arch, zoo.heads(), validation_inputs(zoo), base, experts,
                        AdaMergingSettings(steps=ADAMERGING_WARM + ADAMERGING_STEPS),
@@ -95,13 +102,9 @@ def child_seeds(zoo_cache: str, seeds: list[int]) -> dict:
     started and the last ended (``time.monotonic``, one clock for every process of the machine)."""
     import torch
 
-    from nbmerge.pools.zoo import load_models, load_zoo
-    from nbmerge.threads import adapt_threads
     from nbmerge.tune.adamerging import AdaMergingSettings, learn_coefficients, validation_inputs
 
-    adapt_threads()
-    zoo = load_zoo("text8", zoo_cache)
-    base, experts = load_models(zoo)
+    zoo, base, experts = _text8(zoo_cache)
     inputs, heads = validation_inputs(zoo), zoo.heads()
     start = time.monotonic()
     for seed in seeds:
