@@ -158,12 +158,11 @@ def _children(policy: str, slice_: str, cache: str, zoo_cache: Optional[str], se
     return [["--child-adamerging", zoo_cache] if slice_ == "adamerging" else ["--child", cache]]
 
 
-def run_condition(policy: str, load: str, zoo_cache: Optional[str] = None, timeout: Optional[float] = None,
-                  slice_: Optional[str] = None, seed_count: int = 3) -> dict:
-    """One cell in fresh children: the micro slice in a fresh cache, or with ``zoo_cache`` the AdaMerging or seeds
-    slice. A cell still running after ``timeout`` seconds is stopped, and its row says so (``stopped_s``) with no
-    piece's time."""
-    slice_ = slice_ or ("adamerging" if zoo_cache else "micro")
+def run_condition(policy: str, load: str, slice_: str, zoo_cache: Optional[str], timeout: Optional[float],
+                  seed_count: int) -> dict:
+    """One cell of ``slice_`` in fresh children: the micro slice in a fresh cache, the AdaMerging or seeds slice on
+    the suite in ``zoo_cache``. A cell still running after ``timeout`` seconds is stopped, and its row says so
+    (``stopped_s``) with no piece's time."""
     env = {key: value for key, value in os.environ.items()
            if key not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OMP_NUM_THREADS", "NBMERGE_THREADS")}
     env.update(HF_HUB_OFFLINE="1", **POLICY_ENV[policy])
@@ -209,14 +208,13 @@ def seeds_cell(results: list[dict]) -> dict:
 
 
 def run(repeats: int, policies=POLICIES, log=print, zoo_cache: Optional[str] = None,
-        timeout: Optional[float] = None, slice_: Optional[str] = None, seed_count: int = 3) -> dict:
-    slice_ = slice_ or ("adamerging" if zoo_cache else "micro")
+        timeout: Optional[float] = None, slice_: str = "micro", seed_count: int = 3) -> dict:
     pieces = SLICES[slice_]
     rows = []
     for round_ in range(repeats):
         for policy in policies:
             for load in LOADS:
-                times = run_condition(policy, load, zoo_cache, timeout, slice_, seed_count)
+                times = run_condition(policy, load, slice_, zoo_cache, timeout, seed_count)
                 times = {piece: times.get(piece) for piece in pieces} | times
                 rows.append({"round": round_, "policy": policy, "load": load, **times})
                 log(f"round {round_} {policy:8s} {load:5s} " + (
