@@ -21,6 +21,10 @@ report's start-up and page checks; the zoo's: the whole ``nbmerge zoo build``), 
 how busy everything else kept the machine meanwhile (``/proc/stat``'s busy time less the part's, the busy loop's and
 this script's own): an idle side is only quiet if that is near zero. The busy loop counts seconds per fixed chunk of
 work, so its median says how fast the machine's cores ran while the loaded side did.
+
+``run --neighbour apart`` starts the busy loop in a session of its own, like a program started from another
+terminal (bench/reporting.py's ``NEIGHBOURS`` says what the kernel makes of each); the default, ``shared``, starts it
+in this script's session, as every pair before 12-07 was run. One report holds pairs of one kind.
 """
 
 from __future__ import annotations
@@ -95,11 +99,13 @@ def notebook_seconds(out: Path, part: str) -> Optional[float]:
     return None
 
 
-def run_side(command: list[str], env: dict, *, busy: bool, work: Path) -> dict:
-    """Run ``command`` once (beside the busy loop when ``busy``): its wall time, its core-seconds, what every other
-    process used meanwhile, and the busy loop's seconds per chunk."""
+def run_side(command: list[str], env: dict, *, busy: bool, work: Path, neighbour: str = "shared") -> dict:
+    """Run ``command`` once (beside the busy loop, started ``neighbour``, when ``busy``): its wall time, its
+    core-seconds, what every other process used meanwhile, and the busy loop's seconds per chunk."""
+    from .reporting import start_neighbour
+
     chunks = work / "busy-chunks.txt"
-    loop = subprocess.Popen([sys.executable, "-c", BUSY, str(chunks)]) if busy else None
+    loop = start_neighbour([sys.executable, "-c", BUSY, str(chunks)], neighbour) if busy else None
     try:
         if loop is not None:
             time.sleep(1.0)  # the loop is running before the part starts
@@ -137,9 +143,10 @@ def write_record(path: Path, pair: dict) -> None:
 
 
 def run_pair(repo: Path, part: str, work: Path, *, order: tuple[str, ...] = SIDES,
-             side_runner: Callable[..., dict] = run_side) -> dict:
-    """Time ``part`` idle and loaded from copies of the current starting state (``work/state``, empty at first);
-    the idle side's cache becomes the next part's state. Writes and returns ``work/pair-<part>.json``."""
+             side_runner: Callable[..., dict] = run_side, neighbour: str = "shared") -> dict:
+    """Time ``part`` idle and loaded (beside the loop started ``neighbour``) from copies of the current starting
+    state (``work/state``, empty at first); the idle side's cache becomes the next part's state. Writes and returns
+    ``work/pair-<part>.json``."""
     repo, work = repo.resolve(), work.resolve()
     if part not in parts(repo):
         raise SystemExit(f"{part!r} is not a part of the main job at {repo} ({', '.join(parts(repo))})")
@@ -147,7 +154,7 @@ def run_pair(repo: Path, part: str, work: Path, *, order: tuple[str, ...] = SIDE
     state.mkdir(parents=True, exist_ok=True)
     commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
                             check=True).stdout.strip()
-    pair = {"part": part, "commit": commit, "order": list(order), "sides": {}}
+    pair = {"part": part, "commit": commit, "order": list(order), "neighbour": neighbour, "sides": {}}
     scratch = Path(tempfile.mkdtemp(prefix=f"pair-{part}-", dir=work))
     try:
         for side in order:
@@ -157,7 +164,8 @@ def run_pair(repo: Path, part: str, work: Path, *, order: tuple[str, ...] = SIDE
             env = {**os.environ, "NBMERGE_CACHE": str(cache), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
             env.pop("NBMERGE_THREADS", None)  # the adaptive thread count, as `make report` runs
             env.pop("OMP_NUM_THREADS", None)
-            measured = side_runner(part_command(repo, part, out), env, busy=side == "loaded", work=scratch)
+            measured = side_runner(part_command(repo, part, out), env, busy=side == "loaded", work=scratch,
+                                   neighbour=neighbour)
             seconds = measured["wall_s"] if part == "zoo" else notebook_seconds(out, part)
             if seconds is None:
                 raise RuntimeError(f"{out}: no recorded seconds for {part}")
@@ -213,11 +221,16 @@ def summarise(pairs: list[dict], all_parts: list[str]) -> dict:
     commits = {p["commit"] for p in pairs}
     if len(commits) > 1:
         raise SystemExit(f"the pairs come from several commits ({', '.join(sorted(commits))}): one report, one commit")
+    neighbours = {p.get("neighbour", "shared") for p in pairs}  # records before the option: shared
+    if len(neighbours) > 1:
+        raise SystemExit(f"the pairs ran beside neighbours of several kinds ({', '.join(sorted(neighbours))}): one "
+                         "report, one kind")
     rank = {name: i for i, name in enumerate(all_parts)}
     pairs = sorted(pairs, key=lambda p: rank.get(p["part"], len(rank)))
     idle = sum(p["sides"]["idle"]["seconds"] for p in pairs)
     loaded = sum(p["sides"]["loaded"]["seconds"] for p in pairs)
-    return {"commit": commits.pop() if commits else None, "pairs": pairs, "idle_s": idle, "loaded_s": loaded,
+    return {"commit": commits.pop() if commits else None, "neighbour": neighbours.pop() if neighbours else None,
+            "pairs": pairs, "idle_s": idle, "loaded_s": loaded,
             "ratio": loaded / idle if idle else None, "missing": [n for n in all_parts
                                                                    if n not in {p["part"] for p in pairs}]}
 
@@ -234,12 +247,19 @@ def _cores(side: dict) -> str:
     return f"{side['part_core_s'] / side['wall_s']:.2f}"
 
 
+_NEIGHBOUR_TEXT = {
+    "shared": "The loop ran in the pairs' own session: with the kernel's autogroup on, it shared the part's scheduling "
+              "group, and CPU time was shared task by task.",
+    "apart": "The loop ran apart, in a session of its own like a program from another terminal: with the kernel's "
+             "autogroup on, each session got half the machine."}
+
+
 def render(summary: dict, machine: dict) -> str:
     lines = ["# The main job beside one busy process, part by part", "",
              f"Generated by `python -m bench.main_job_pairs report` on {machine.get('date_utc')}: "
              f"{machine.get('cpu_count')} CPUs; the pairs are of commit {str(summary['commit'])[:7]}. Each part ran "
              "idle and beside one busy Python loop, back to back from copies of one cache (bench/main_job_pairs.py "
-             "says how).", "",
+             f"says how). {_NEIGHBOUR_TEXT.get(summary.get('neighbour'), '')}", "",
              "| part | idle | loaded | loaded / idle | cores the part kept busy, idle / loaded | "
              "idle side: other processes, core-s | busy loop s per chunk | idle started |",
              "|---|---|---|---|---|---|---|---|"]
@@ -274,6 +294,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     run.add_argument("--part", required=True, help="zoo, or a notebook's name (e.g. 00_tour)")
     run.add_argument("--work", required=True, help="folder for the starting state and the pairs' records")
     run.add_argument("--loaded-first", action="store_true", help="run the loaded side first")
+    run.add_argument("--neighbour", choices=("shared", "apart"), default="shared",
+                     help="the busy loop in this script's session (the default) or in a session of its own")
     rep = sub.add_parser("report", help="the table of every pair under --work")
     rep.add_argument("--work", required=True)
     rep.add_argument("--repo", default=".", help="a checkout, for the list of the main job's parts")
@@ -296,7 +318,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 0
     if args.command == "run":
         order = tuple(reversed(SIDES)) if args.loaded_first else SIDES
-        pair = run_pair(Path(args.repo), args.part, Path(args.work), order=order)
+        pair = run_pair(Path(args.repo), args.part, Path(args.work), order=order, neighbour=args.neighbour)
         print(f"{args.part}: idle {pair['sides']['idle']['seconds']:.0f} s, loaded "
               f"{pair['sides']['loaded']['seconds']:.0f} s ({pair['ratio']:.2f}×)")
         return 0

@@ -81,3 +81,24 @@ def test_processes_per_seed_are_refused_outside_the_seeds_slice(capsys):
     with pytest.raises(SystemExit):
         ct.main(["--slice", "seeds"])
     assert "--slice seeds needs --zoo-cache" in capsys.readouterr().err
+
+
+def test_the_table_says_where_the_busy_process_ran_and_what_bounds_it_apart():
+    pieces = ct.SLICES["seeds"]
+    seconds = {("default", "idle"): [60.0], ("default", "busy"): [130.0], ("threads1", "idle"): [100.0],
+               ("threads1", "busy"): [110.0]}
+    report = {"machine": {"date_utc": "today", "cpu_count": 2, "torch": "t", "nbmerge": "n", "sched_autogroup": True},
+              "slice": "seeds", "suite": "text8", "repeats": 1, "policies": ["default", "threads1"], "seed_count": 3,
+              "seed_steps": 10, "rows": rows(pieces, seconds),
+              "summary": ct.summarise(rows(pieces, seconds), ["default", "threads1"], pieces)}
+    # tables from before the option have no "neighbour": the loop shared the benchmark's session
+    assert "started in the benchmark's own session (the kernel's autogroup: on;" in ct.render(report)
+    apart = ct.render({**report, "neighbour": "apart"})
+    assert "started **apart**, in a session of its own" in apart
+    assert "**threads1 idle / default idle** is the least slow-down any policy can reach" in apart
+    assert "| threads1 idle / default idle | 1.67× | 1.67× |" in apart
+    without = {**report, "neighbour": "apart", "policies": ["default"], "machine": {**report["machine"],
+                                                                                   "sched_autogroup": None}}
+    assert "autogroup: not known)" in ct.render(without) and "least slow-down" not in ct.render(without)
+    with pytest.raises(SystemExit):
+        ct.main(["--neighbour", "elsewhere"])

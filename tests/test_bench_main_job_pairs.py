@@ -3,6 +3,7 @@ side's cache handed on to the next part, the sides' records, the report's arithm
 busy loop."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -29,7 +30,8 @@ def fake_side(seconds):
     """A side that leaves a mark of what it saw in its cache and records a notebook's seconds as the report does."""
     seen = []
 
-    def side(command, env, *, busy, work):
+    def side(command, env, *, busy, work, neighbour):
+        assert neighbour in ("shared", "apart")
         cache = Path(env["NBMERGE_CACHE"])
         part = "zoo" if command[1] == "zoo" else command[command.index("--only") + 1]
         seen.append((part, busy, sorted(p.name for p in cache.iterdir())))
@@ -88,6 +90,21 @@ def test_the_report_sums_the_paired_parts_and_names_the_rest(repo, tmp_path):
         mp.summarise([pairs[0], {**pairs[1], "commit": "other"}], mp.parts(repo))
 
 
+def test_one_report_holds_pairs_beside_one_kind_of_neighbour(repo, tmp_path):
+    seconds = {("zoo", False): 400, ("zoo", True): 700, ("00_a", False): 100, ("00_a", True): 150}
+    side, _ = fake_side(seconds)
+    work = tmp_path / "work"
+    assert mp.run_pair(repo, "zoo", work, side_runner=side, neighbour="apart")["neighbour"] == "apart"
+    apart = json.loads((work / "pair-zoo.json").read_text())
+    summary = mp.summarise([apart], mp.parts(repo))
+    assert summary["neighbour"] == "apart" and "in a session of its own" in mp.render(summary, {})
+    older = {**mp.run_pair(repo, "00_a", work, side_runner=side)}
+    del older["neighbour"]  # a record from before the option: its loop shared the session
+    assert mp.summarise([older], mp.parts(repo))["neighbour"] == "shared"
+    with pytest.raises(SystemExit, match="several kinds"):
+        mp.summarise([apart, older], mp.parts(repo))
+
+
 def test_a_report_gives_its_pairs_back_to_a_fresh_work_folder(repo, tmp_path):
     work = tmp_path / "work"
     pairs = paired(repo, work, ("zoo", "00_a"))
@@ -128,5 +145,17 @@ def test_a_loaded_side_runs_beside_the_busy_loop(tmp_path):
     assert side["busy_core_s"] > 0.5 and side["busy_chunks"] >= 1 and side["busy_chunk_s"] > 0
     idle = mp.run_side([sys.executable, "-c", "pass"], {}, busy=False, work=tmp_path)
     assert "busy_chunk_s" not in idle and idle["others_core_s"] >= 0
+    # apart: the loop runs in a session of its own (the kernel shares CPU time between sessions where autogroup is on)
+    from bench.reporting import start_neighbour
+
+    for where, other in (("shared", False), ("apart", True)):
+        loop = start_neighbour([sys.executable, "-c", "import time; time.sleep(30)"], where)
+        try:
+            assert (os.getsid(loop.pid) != os.getsid(0)) is other
+        finally:
+            loop.kill()
+            loop.wait()
+    with pytest.raises(ValueError, match="shared or apart"):
+        start_neighbour([sys.executable, "-c", "pass"], "elsewhere")
     with pytest.raises(RuntimeError, match="status 3"):
         mp.run_side([sys.executable, "-c", "raise SystemExit(3)"], {}, busy=False, work=tmp_path)
