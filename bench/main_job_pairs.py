@@ -13,8 +13,11 @@ text8 zoo build, then each notebook, in the order ``make report`` runs them) run
 one cache: once with nothing else running ("idle"), once beside one busy Python loop ("loaded", one core's worth of
 work, started before the part and stopped after it). The whole job's ratio is the sum of the loaded times over the
 sum of the idle times. The idle side's cache is the next part's starting state, as in one ``make report``; the zoo
-starts from an empty cache. ``--repo`` is a checkout with its ``.venv`` (``make setup``); its commit is recorded and
-every pair of one report must share it.
+starts from an empty cache. ``--repo`` is a checkout with its ``.venv`` (``make setup``); its commit is recorded, and
+so is the code the part ran: the sides run without ``PYTHONPATH`` (this script's own, e.g. ``PYTHONPATH=.`` to run it
+from another checkout, would otherwise put that checkout's nbmerge and notebooks in the part's place), and a pair is
+refused unless the checkout's ``.venv`` imports nbmerge from the checkout itself. The record keeps the code
+fingerprint of that nbmerge (the trial cache's key, :mod:`nbmerge.codehash`).
 
 Each side records its wall time (a notebook's: the seconds ``nbmerge report`` records for it, which leave out the
 report's start-up and page checks; the zoo's: the whole ``nbmerge zoo build``), the core-seconds the part used, and
@@ -142,8 +145,32 @@ def write_record(path: Path, pair: dict) -> None:
     tmp.replace(path)
 
 
+def side_env(environ, cache: Path) -> dict:
+    """A side's environment: offline, its own cache, the adaptive thread count as ``make report`` runs, and no
+    ``PYTHONPATH`` or ``PYTHONHOME`` (the checkout's ``.venv`` decides what is imported)."""
+    env = {key: value for key, value in environ.items()
+           if key not in ("NBMERGE_THREADS", "OMP_NUM_THREADS", "PYTHONPATH", "PYTHONHOME")}
+    return {**env, "NBMERGE_CACHE": str(cache), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+
+def code_of(repo: Path, env: dict) -> dict:
+    """Where ``repo``'s ``.venv`` imports nbmerge from under ``env``, and its code fingerprint; refused (SystemExit)
+    unless that is ``repo``'s own nbmerge."""
+    script = "import nbmerge, nbmerge.codehash as c; print(nbmerge.__file__); print(c.code_fingerprint())"
+    probe = subprocess.run([str(repo / ".venv" / "bin" / "python"), "-c", script], env=env, capture_output=True,
+                           text=True)
+    if probe.returncode != 0:
+        raise SystemExit(f"{repo}/.venv cannot import nbmerge (make setup in the checkout?):\n{probe.stderr[-2000:]}")
+    where, fingerprint = probe.stdout.split()[-2:]
+    if not Path(where).resolve().is_relative_to(repo / "nbmerge"):
+        raise SystemExit(f"{repo}/.venv imports nbmerge from {Path(where).parent}, not from the checkout: the pair "
+                         "would time other code than the commit it records")
+    return {"nbmerge": str(Path(where).parent), "code_fingerprint": fingerprint}
+
+
 def run_pair(repo: Path, part: str, work: Path, *, order: tuple[str, ...] = SIDES,
-             side_runner: Callable[..., dict] = run_side, neighbour: str = "shared") -> dict:
+             side_runner: Callable[..., dict] = run_side, neighbour: str = "shared",
+             code_check: Callable[[Path, dict], dict] = code_of) -> dict:
     """Time ``part`` idle and loaded (beside the loop started ``neighbour``) from copies of the current starting
     state (``work/state``, empty at first); the idle side's cache becomes the next part's state. Writes and returns
     ``work/pair-<part>.json``."""
@@ -154,16 +181,15 @@ def run_pair(repo: Path, part: str, work: Path, *, order: tuple[str, ...] = SIDE
     state.mkdir(parents=True, exist_ok=True)
     commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
                             check=True).stdout.strip()
-    pair = {"part": part, "commit": commit, "order": list(order), "neighbour": neighbour, "sides": {}}
+    pair = {"part": part, "commit": commit, "order": list(order), "neighbour": neighbour,
+            **code_check(repo, side_env(os.environ, state)), "sides": {}}
     scratch = Path(tempfile.mkdtemp(prefix=f"pair-{part}-", dir=work))
     try:
         for side in order:
             cache = scratch / f"{side}-cache"
             shutil.copytree(state, cache, symlinks=True)
             out = scratch / f"{side}-reports"
-            env = {**os.environ, "NBMERGE_CACHE": str(cache), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-            env.pop("NBMERGE_THREADS", None)  # the adaptive thread count, as `make report` runs
-            env.pop("OMP_NUM_THREADS", None)
+            env = side_env(os.environ, cache)
             measured = side_runner(part_command(repo, part, out), env, busy=side == "loaded", work=scratch,
                                    neighbour=neighbour)
             seconds = measured["wall_s"] if part == "zoo" else notebook_seconds(out, part)
@@ -218,9 +244,8 @@ def note(work: Path, part: str, how: str) -> dict:
 
 
 def summarise(pairs: list[dict], all_parts: list[str]) -> dict:
-    commits = {p["commit"] for p in pairs}
-    if len(commits) > 1:
-        raise SystemExit(f"the pairs come from several commits ({', '.join(sorted(commits))}): one report, one commit")
+    """The pairs in the main job's order, their sums and ratio, the parts not paired yet, and which parts ran which
+    commit (None: not known; the report says so when they are not all one)."""
     neighbours = {p.get("neighbour", "shared") for p in pairs}  # records before the option: shared
     if len(neighbours) > 1:
         raise SystemExit(f"the pairs ran beside neighbours of several kinds ({', '.join(sorted(neighbours))}): one "
@@ -229,8 +254,11 @@ def summarise(pairs: list[dict], all_parts: list[str]) -> dict:
     pairs = sorted(pairs, key=lambda p: rank.get(p["part"], len(rank)))
     idle = sum(p["sides"]["idle"]["seconds"] for p in pairs)
     loaded = sum(p["sides"]["loaded"]["seconds"] for p in pairs)
-    return {"commit": commits.pop() if commits else None, "neighbour": neighbours.pop() if neighbours else None,
-            "pairs": pairs, "idle_s": idle, "loaded_s": loaded,
+    commits: dict = {}
+    for pair in pairs:
+        commits.setdefault(pair["commit"], []).append(pair["part"])
+    return {"commits": [{"commit": commit, "parts": names} for commit, names in commits.items()],
+            "neighbour": neighbours.pop() if neighbours else None, "pairs": pairs, "idle_s": idle, "loaded_s": loaded,
             "ratio": loaded / idle if idle else None, "missing": [n for n in all_parts
                                                                    if n not in {p["part"] for p in pairs}]}
 
@@ -254,10 +282,19 @@ _NEIGHBOUR_TEXT = {
              "autogroup on, each session got half the machine."}
 
 
+def _commits(commits: list[dict]) -> str:
+    """Which commit's code each part ran: one for all, or each with its parts (and how much that weighs)."""
+    name = {None: "code not known"}
+    if len(commits) == 1:
+        return f"the pairs ran {name.get(commits[0]['commit'], 'commit ' + str(commits[0]['commit'])[:7])}"
+    return ("**the pairs did not all run one commit**, so the sum adds parts of different code: " + "; ".join(
+        f"{', '.join(c['parts'])}: {name.get(c['commit'], str(c['commit'])[:7])}" for c in commits))
+
+
 def render(summary: dict, machine: dict) -> str:
     lines = ["# The main job beside one busy process, part by part", "",
              f"Generated by `python -m bench.main_job_pairs report` on {machine.get('date_utc')}: "
-             f"{machine.get('cpu_count')} CPUs; the pairs are of commit {str(summary['commit'])[:7]}. Each part ran "
+             f"{machine.get('cpu_count')} CPUs; {_commits(summary['commits'])}. Each part ran "
              "idle and beside one busy Python loop, back to back from copies of one cache (bench/main_job_pairs.py "
              f"says how). {_NEIGHBOUR_TEXT.get(summary.get('neighbour'), '')}", "",
              "| part | idle | loaded | loaded / idle | cores the part kept busy, idle / loaded | "

@@ -26,6 +26,12 @@ def repo(tmp_path):
     return root
 
 
+def fake_code(repo, env):
+    """The code check of a checkout without a .venv: what the real one records."""
+    assert "PYTHONPATH" not in env
+    return {"nbmerge": str(repo / "nbmerge"), "code_fingerprint": "f" * 64}
+
+
 def fake_side(seconds):
     """A side that leaves a mark of what it saw in its cache and records a notebook's seconds as the report does."""
     seen = []
@@ -36,7 +42,7 @@ def fake_side(seconds):
         part = "zoo" if command[1] == "zoo" else command[command.index("--only") + 1]
         seen.append((part, busy, sorted(p.name for p in cache.iterdir())))
         (cache / f"{part}-{'loaded' if busy else 'idle'}").write_text("")
-        assert "NBMERGE_THREADS" not in env and env["HF_HUB_OFFLINE"] == "1"
+        assert "NBMERGE_THREADS" not in env and "PYTHONPATH" not in env and env["HF_HUB_OFFLINE"] == "1"
         if part != "zoo":
             out = Path(command[command.index("--out") + 1]) / "runs" / "r1"
             out.mkdir(parents=True)
@@ -50,9 +56,9 @@ def test_pairs_start_from_one_state_and_hand_the_idle_cache_on(repo, tmp_path):
     seconds = {("zoo", False): 400, ("zoo", True): 700, ("00_a", False): 100, ("00_a", True): 150}
     side, seen = fake_side(seconds)
     work = tmp_path / "work"
-    zoo = mp.run_pair(repo, "zoo", work, side_runner=side)
+    zoo = mp.run_pair(repo, "zoo", work, side_runner=side, code_check=fake_code)
     assert zoo["sides"]["idle"]["seconds"] == 405 and zoo["sides"]["loaded"]["seconds"] == 705  # the command's wall
-    a = mp.run_pair(repo, "00_a", work, side_runner=side)
+    a = mp.run_pair(repo, "00_a", work, side_runner=side, code_check=fake_code)
     assert a["sides"]["idle"]["seconds"] == 100 and a["ratio"] == 1.5  # a notebook: the report's own seconds
     # both sides of a part saw the same state: the zoo's idle cache, never the loaded side's
     assert seen == [("zoo", False, []), ("zoo", True, []), ("00_a", False, ["zoo-idle"]),
@@ -61,7 +67,7 @@ def test_pairs_start_from_one_state_and_hand_the_idle_cache_on(repo, tmp_path):
     assert sorted(p.name for p in work.iterdir()) == ["pair-00_a.json", "pair-zoo.json", "state"]  # no scratch left
     assert json.loads((work / "pair-zoo.json").read_text())["commit"] == zoo["commit"]
     with pytest.raises(SystemExit, match="not a part"):
-        mp.run_pair(repo, "99_nope", work, side_runner=side)
+        mp.run_pair(repo, "99_nope", work, side_runner=side, code_check=fake_code)
 
 
 def paired(repo, work, parts):
@@ -69,7 +75,7 @@ def paired(repo, work, parts):
     seconds = {("zoo", False): 400, ("zoo", True): 700, ("00_a", False): 100, ("00_a", True): 150}
     side, _ = fake_side(seconds)
     for part in parts:
-        mp.run_pair(repo, part, work, side_runner=side)
+        mp.run_pair(repo, part, work, side_runner=side, code_check=fake_code)
     return [json.loads(p.read_text()) for p in sorted(work.glob("pair-*.json"))]
 
 
@@ -86,19 +92,24 @@ def test_the_report_sums_the_paired_parts_and_names_the_rest(repo, tmp_path):
     assert "| 1.74× | 2.00 / — |" in mp.render(mp.summarise(pairs, mp.parts(repo)), {})
     pairs[0]["sides"]["loaded"]["how"] = "by hand"
     assert "* 00_a, loaded side: by hand." in mp.render(mp.summarise(pairs, mp.parts(repo)), {})
-    with pytest.raises(SystemExit, match="several commits"):
-        mp.summarise([pairs[0], {**pairs[1], "commit": "other"}], mp.parts(repo))
+    commit = pairs[0]["commit"]
+    assert f"the pairs ran commit {commit[:7]}." in markdown
+    mixed = mp.summarise([pairs[0], {**pairs[1], "commit": None}], mp.parts(repo))
+    assert mixed["commits"] == [{"commit": None, "parts": ["zoo"]}, {"commit": commit, "parts": ["00_a"]}]
+    assert (f"**the pairs did not all run one commit**, so the sum adds parts of different code: zoo: code not known; "
+            f"00_a: {commit[:7]}.") in mp.render(mixed, {})
 
 
 def test_one_report_holds_pairs_beside_one_kind_of_neighbour(repo, tmp_path):
     seconds = {("zoo", False): 400, ("zoo", True): 700, ("00_a", False): 100, ("00_a", True): 150}
     side, _ = fake_side(seconds)
     work = tmp_path / "work"
-    assert mp.run_pair(repo, "zoo", work, side_runner=side, neighbour="apart")["neighbour"] == "apart"
+    pair = mp.run_pair(repo, "zoo", work, side_runner=side, neighbour="apart", code_check=fake_code)
+    assert pair["neighbour"] == "apart" and pair["code_fingerprint"] == "f" * 64
     apart = json.loads((work / "pair-zoo.json").read_text())
     summary = mp.summarise([apart], mp.parts(repo))
     assert summary["neighbour"] == "apart" and "in a session of its own" in mp.render(summary, {})
-    older = {**mp.run_pair(repo, "00_a", work, side_runner=side)}
+    older = {**mp.run_pair(repo, "00_a", work, side_runner=side, code_check=fake_code)}
     del older["neighbour"]  # a record from before the option: its loop shared the session
     assert mp.summarise([older], mp.parts(repo))["neighbour"] == "shared"
     with pytest.raises(SystemExit, match="several kinds"):
@@ -159,3 +170,21 @@ def test_a_loaded_side_runs_beside_the_busy_loop(tmp_path):
         start_neighbour([sys.executable, "-c", "pass"], "elsewhere")
     with pytest.raises(RuntimeError, match="status 3"):
         mp.run_side([sys.executable, "-c", "raise SystemExit(3)"], {}, busy=False, work=tmp_path)
+
+
+def test_a_pair_runs_the_checkouts_own_code_whatever_this_script_was_started_with(tmp_path, monkeypatch):
+    """``PYTHONPATH=.`` to run the tool from another checkout once put that checkout's nbmerge and notebooks in the
+    part's place: a side's environment has no PYTHONPATH, and a checkout whose .venv imports nbmerge from elsewhere
+    is refused."""
+    repo = Path(__file__).resolve().parent.parent
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    env = mp.side_env(os.environ, tmp_path / "cache")
+    assert "PYTHONPATH" not in env and env["NBMERGE_CACHE"] == str(tmp_path / "cache")
+    from nbmerge.codehash import code_fingerprint
+
+    assert mp.code_of(repo, env) == {"nbmerge": str(repo / "nbmerge"), "code_fingerprint": code_fingerprint()}
+    other = tmp_path / "other"
+    (other / ".venv" / "bin").mkdir(parents=True)
+    (other / ".venv" / "bin" / "python").symlink_to(repo / ".venv" / "bin" / "python")
+    with pytest.raises(SystemExit, match="not from the checkout"):
+        mp.code_of(other, env)  # this .venv imports the project's nbmerge, not other/nbmerge
