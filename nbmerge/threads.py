@@ -20,7 +20,10 @@ is the default).
 A notebook runs for up to forty minutes, and a quarter of a second at its start is a poor sample of that: a test
 that happened to be starting pinned a whole notebook to one thread on an otherwise idle machine. So a report's
 kernels also re-choose before every cell (:class:`CellThreads`): from the counters, with no sleep, how many cores
-*other* processes kept busy while the previous cell ran (the machine's busy time minus this process's own).
+*other* processes kept busy while the previous cell ran (the machine's busy time minus this process's own). One
+cell or one command can still run for many minutes, so the long loops (training steps, AdaMerging's steps) call
+:func:`keep_up`, which re-chooses the same way every few seconds: beside a neighbour that came 20 s in, in a session
+of its own, two threads kept from the start took over 3.6× the idle time (reports/contention_seeds_later.md).
 """
 
 from __future__ import annotations
@@ -159,6 +162,44 @@ class CellThreads:
             if self.log is not None:
                 self.log(f"threads: {threads} (other processes kept {others:.1f} of {cores()} cores busy)")
         return threads
+
+
+#: how often a long loop re-chooses its threads (:func:`keep_up`), in seconds
+KEEP_UP_S = 5.0
+
+
+class _KeepUp:
+    """The state of :func:`keep_up`: the time of the last choice and the counters it was made from."""
+
+    def __init__(self):
+        self.at: Optional[float] = None
+        self.threads: Optional[CellThreads] = None
+
+    def __call__(self, every: float) -> Optional[int]:
+        now = time.monotonic()
+        if self.at is not None and now - self.at < every:
+            return None  # the common case, every step: one clock read
+        self.at = now
+        if not adaptive():
+            return None
+        if self.threads is None:  # the first call only starts the counters
+            self.threads = CellThreads()
+            return None
+        return self.threads()
+
+
+_KEEP_UP = _KeepUp()
+
+
+def keep_up(every: float = KEEP_UP_S) -> Optional[int]:
+    """Called at every step of a long loop (training, AdaMerging, posteriors): at most every ``every`` seconds,
+    re-choose torch's threads from how many cores other processes kept busy since the last choice, as
+    :class:`CellThreads` does before a notebook cell. A command chooses once when it starts; without this, a
+    neighbour that starts later leaves it two threads on the one core it is granted, and beside a neighbour in
+    another session (the kernel's autogroup then shares CPU time between sessions) torch's spinning threads took
+    over 4.7× their idle time (reports/contention_seeds_apart.md). Returns the count set, or None when nothing was
+    chosen (too soon, the user fixed the count, or too short an interval to say)."""
+    return _KEEP_UP(every)
 
 
 def govern_cells() -> bool:

@@ -100,5 +100,9 @@ def test_the_table_says_where_the_busy_process_ran_and_what_bounds_it_apart():
     without = {**report, "neighbour": "apart", "policies": ["default"], "machine": {**report["machine"],
                                                                                    "sched_autogroup": None}}
     assert "autogroup: not known)" in ct.render(without) and "least slow-down" not in ct.render(without)
+    assert "started **20 s after** the cell's children" in ct.render({**report, "neighbour_after_s": 20.0})
+    assert "s after**" not in apart
     with pytest.raises(SystemExit):
         ct.main(["--neighbour", "elsewhere"])
+    with pytest.raises(SystemExit):
+        ct.main(["--neighbour-after", "-1"])

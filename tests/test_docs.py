@@ -110,3 +110,12 @@ def test_the_readme_states_the_contention_report_as_it_stands():
         assert f"{pair['ratio']:.2f}×" in readme, f"the README does not give {pair['part']}'s ratio"
     for part in report["missing"]:
         assert part in readme, f"the README does not say that {part} is not paired yet"
+    if len({pair["commit"] for pair in report["pairs"]}) > 1:
+        assert "did not all run one commit" in readme
+    # why the figure is what it is: beside a neighbour apart, the least slow-down is one core's time over two cores'
+    seeds = json.loads((REPO / "reports" / "contention_seeds_apart.json").read_text())
+    assert seeds["neighbour"] == "apart" and seeds["machine"]["sched_autogroup"] is True
+    ratios = seeds["summary"]["ratios"]
+    for name in ("threads1 idle / default idle seeds", "adaptive busy / default idle seeds",
+                 "procs busy / default idle seeds"):
+        assert f"{ratios[name]:.2f}×" in readme, f"the README does not give {name}"

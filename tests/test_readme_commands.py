@@ -380,11 +380,12 @@ PLAN: dict[str, Plan] = {
                                         "ViT-B/32-sized experts: about 15 minutes"),
     "python -m bench.contention": Plan("help", "trains the text-micro suite 8 times beside a busy process: about "
                                                "12 minutes"),
-    "python -m bench.contention --slice adamerging": Plan(
-        "help", "needs a built text8 suite (12 minutes) and runs AdaMerging beside a busy process: about 12 minutes"),
-    "python -m bench.contention --slice seeds --zoo-cache DIR": Plan(
-        "help", "needs a built text8 suite (12 minutes) and learns three AdaMerging seeds as threads and as processes, "
-                "idle and beside a busy process: about 10 minutes a round"),
+    "python -m bench.contention --slice seeds --zoo-cache DIR --neighbour apart --policies adaptive threads1 procs":
+        Plan("help", "needs a built text8 suite (12 minutes) and learns three AdaMerging seeds under four policies, "
+                     "idle and beside a busy process in a session of its own: about 17 minutes a round"),
+    "python -m bench.contention --slice seeds --zoo-cache DIR --neighbour apart --neighbour-after 20 --policies adaptive":
+        Plan("help", "needs a built text8 suite (12 minutes) and learns three AdaMerging seeds idle and with a busy "
+                     "process that starts 20 s in: about 8 minutes a round"),
     "python -m bench.main_job_pairs restore --report reports/contention_main_job.json --work DIR": Plan(
         "help", "writes into a work folder of the user's choosing (DIR); tests/test_bench_main_job_pairs.py runs it"),
     "python -m bench.main_job_pairs note --work DIR --part PART --how TEXT": Plan(

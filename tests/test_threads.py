@@ -128,3 +128,31 @@ def test_the_report_kernel_option_registers_the_cell_callback():
         client.stop_channels()
         manager.shutdown_kernel(now=True)
     assert "".join(printed).strip() == "1"
+
+
+def test_a_long_loop_keeps_up_with_a_neighbour_that_comes_later(monkeypatch):
+    """keep_up, called at every training step, re-chooses at most every few seconds (one clock read otherwise),
+    from what other processes used since the last choice; it leaves a count the user fixed alone."""
+    monkeypatch.setattr(threads, "cores", lambda: 2)
+    monkeypatch.setattr(threads.os, "cpu_count", lambda: 2)
+    monkeypatch.delenv("NBMERGE_THREADS", raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    clock = iter([0.0, 1.0, 6.0, 6.5, 12.0, 20.0])
+    monkeypatch.setattr(threads.time, "monotonic", lambda: next(clock))
+    readings = iter([((0, 0), 0),              # the first call starts the counters
+                     ((0, 1200), 1200),        # six seconds, all of both cores ours: nobody else
+                     ((0, 2400), 1800)])       # then a neighbour took one core
+    monkeypatch.setattr(threads, "snapshot", lambda: next(readings))
+    monkeypatch.setattr(threads, "_KEEP_UP", threads._KeepUp())
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        assert threads.keep_up() is None                     # t=0: starts the counters
+        assert threads.keep_up() is None                     # t=1: too soon, nothing read
+        assert threads.keep_up() == 2                        # t=6: the machine was ours
+        assert threads.keep_up() is None                     # t=6.5: too soon
+        assert threads.keep_up() == 1 and torch.get_num_threads() == 1  # t=12: one core taken
+        monkeypatch.setenv("NBMERGE_THREADS", "2")
+        assert threads.keep_up() is None and torch.get_num_threads() == 1  # fixed by the user: untouched
+    finally:
+        torch.set_num_threads(before)

@@ -49,6 +49,7 @@ from ..engine.io import SafetensorsSource, load_state_dict, save_state_dict
 from ..models.base import Head, features
 from ..models.vit import TinyViT
 from .train import ZooRecipe, shuffled_batches, lr_schedule
+from ..threads import keep_up
 
 MEAN, PRECISION = "mean.", "data_precision."
 
@@ -221,6 +222,7 @@ def train_ivon(base: torch.nn.Module, head: Head, train_x: np.ndarray, train_y: 
                     loss = task_loss(arch, model, head, x[idx], y[idx])
                     loss.backward()
             optimizer.step()
+            keep_up()
             if progress:
                 progress(step + 1, settings.steps, loss.item())
     hess = optimizer.param_groups[0]["hess"].detach()
@@ -399,6 +401,7 @@ def _multitask_steps(encoder, optimizer, heads, tensors, streams, weights, recip
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
+        keep_up()
         if progress:
             progress(step + 1, settings.steps, loss.item())
 

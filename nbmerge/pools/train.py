@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from ..models.base import Head, ModelFamily, features
+from ..threads import keep_up
 from ..models.vit import TinyViT, to_input
 
 
@@ -85,6 +86,7 @@ def pretrain(pool_x: np.ndarray, pool_y: np.ndarray, recipe: ZooRecipe,
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
+        keep_up()
         if progress:
             progress(step + 1, steps, loss.item())
     encoder.eval()
@@ -144,5 +146,6 @@ def _finetune_steps(encoder, optimizer, head, x, y, recipe, steps, lr, generator
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
+        keep_up()
         if progress:
             progress(step + 1, steps, loss.item())

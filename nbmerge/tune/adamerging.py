@@ -38,6 +38,7 @@ import torch
 from ..codehash import digest
 from ..errors import NbmergeError
 from ..methods.adamerging import Coefficients
+from ..threads import keep_up
 
 GRANULARITIES = ("layer", "task")
 
@@ -223,6 +224,7 @@ def learn_coefficients(arch, heads: Mapping[str, object], inputs: Mapping[str, t
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
+        keep_up()
         losses.append(float(loss.detach()))
         if progress is not None:
             progress(step + 1, losses[-1])

@@ -13,6 +13,7 @@ from ...device import synchronize
 from ...engine.io import load_state_dict
 from ...pools.posteriors import ivon_offsets
 from ...solvers import pareto
+from ...threads import keep_up
 from .config import MIXTURE, MULTITASK_IVON, ParetoConfig, family_of, front_names, label
 from .fronts import (
     Subset,
@@ -104,6 +105,7 @@ def train_ivon_multitask(base: torch.nn.Module, heads: dict, data: dict, weights
                                                       tensors[t][1][batches[t]]) for t in active)
                     loss.backward()
             optimizer.step()
+            keep_up()
     return {arch.prefix + n: (theta0[n] + d.detach()).contiguous() for n, d in zip(names, offsets)}
 
 
@@ -201,6 +203,7 @@ def _multitask_stepper(zoo, weights: dict, config: ParetoConfig):
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
+        keep_up()
 
     return step, settings.steps
 
