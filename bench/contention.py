@@ -179,7 +179,8 @@ def run_condition(policy: str, load: str, slice_: str, zoo_cache: Optional[str],
     env = {key: value for key, value in os.environ.items()
            if key not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OMP_NUM_THREADS", "NBMERGE_THREADS")}
     env.update(HF_HUB_OFFLINE="1", **POLICY_ENV[policy])
-    busy = start_neighbour([sys.executable, "-c", BUSY], neighbour) if load == "busy" and not after else None
+    loop = [sys.executable, "-c", BUSY]
+    busy = start_neighbour(loop, neighbour) if load == "busy" and not after else None
     try:
         with tempfile.TemporaryDirectory(prefix="nbmerge-contention-") as cache:
             started = time.monotonic()
@@ -193,7 +194,7 @@ def run_condition(policy: str, load: str, slice_: str, zoo_cache: Optional[str],
                                                      stdout=stdout, stderr=stderr))
             if load == "busy" and after:
                 time.sleep(after)
-                busy = start_neighbour([sys.executable, "-c", BUSY], neighbour)
+                busy = start_neighbour(loop, neighbour)
             try:
                 for child in children:
                     child.wait(timeout=None if timeout is None else max(0.0, timeout - (time.monotonic() - started)))
