@@ -48,8 +48,8 @@ from ..errors import NbmergeError
 from ..engine.io import SafetensorsSource, load_state_dict, save_state_dict
 from ..models.base import Head, features
 from ..models.vit import TinyViT
-from .train import ZooRecipe, shuffled_batches, lr_schedule
 from ..threads import keep_up
+from .train import ZooRecipe, shuffled_batches, lr_schedule
 
 MEAN, PRECISION = "mean.", "data_precision."
 

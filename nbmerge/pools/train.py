@@ -13,8 +13,8 @@ import torch
 import torch.nn.functional as F
 
 from ..models.base import Head, ModelFamily, features
-from ..threads import keep_up
 from ..models.vit import TinyViT, to_input
+from ..threads import keep_up
 
 
 @dataclass(frozen=True)
